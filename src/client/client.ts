@@ -1,0 +1,68 @@
+import type {
+  AttachmentTemplateDto,
+  ChatDto,
+  ChatUpdateInput,
+  FileDto,
+  FileUploadInput,
+  MessageDto,
+  MessengerAccountDto,
+  Page,
+  SendResult,
+  SendToChatInput,
+  SendToChatNameInput,
+  SendToPhoneInput,
+  SimAccountResult,
+  SimConnectInput,
+  SimReactInput,
+  SimReceiveInput,
+  SimReceiveResult,
+  TemplateCreateInput,
+  WorkspaceDto,
+} from './types.js';
+
+/**
+ * The one interface every command talks to. `createClient` returns either the local embedded engine or
+ * the HTTP implementation; commands never learn which. Every failure is thrown as an SvcError.
+ */
+export interface SvcClient {
+  /** Where requests go, for messages such as "sent via http://127.0.0.1:8080/api". */
+  readonly target: string;
+
+  sendToPhone(input: SendToPhoneInput): Promise<SendResult>;
+  sendToChatName(input: SendToChatNameInput): Promise<SendResult>;
+  sendToChat(chatId: number, input: SendToChatInput): Promise<SendResult>;
+  getMessage(uid: string): Promise<MessageDto>;
+
+  listChats(page?: number): Promise<Page<ChatDto>>;
+  getChat(chatId: number): Promise<ChatDto>;
+  updateChat(chatId: number, input: ChatUpdateInput): Promise<ChatDto>;
+  listChatMessages(chatId: number, page?: number): Promise<Page<MessageDto>>;
+
+  uploadFile(input: FileUploadInput): Promise<FileDto>;
+  listFiles(page?: number): Promise<Page<FileDto>>;
+  getFile(uid: string): Promise<FileDto>;
+  deleteFile(uid: string): Promise<{ deleted: true; uid: string }>;
+
+  listAccounts(): Promise<MessengerAccountDto[]>;
+  getWorkspace(): Promise<WorkspaceDto>;
+
+  listTemplates(page?: number): Promise<Page<AttachmentTemplateDto>>;
+  createTemplate(input: TemplateCreateInput): Promise<AttachmentTemplateDto>;
+
+  sim: SimClient;
+
+  /** Releases what the client holds (the engine's database, HTTP connections). */
+  close(): Promise<void>;
+}
+
+/** Controls of the simulated network, served under `/sim` by `svc serve`. */
+export interface SimClient {
+  connect(input: SimConnectInput): Promise<SimAccountResult>;
+  receive(input: SimReceiveInput): Promise<SimReceiveResult>;
+  react(input: SimReactInput): Promise<{ message_uid: string; reactions: Record<string, string> }>;
+  disconnect(phone: string): Promise<SimAccountResult>;
+  suspend(phone: string): Promise<SimAccountResult>;
+  resume(phone: string): Promise<SimAccountResult>;
+  /** Marks a contact number as unreachable (or reachable again) on the simulated network. */
+  setUnreachable(phone: string, unreachable: boolean): Promise<{ phone: string; unreachable: boolean }>;
+}

@@ -1,0 +1,96 @@
+import type {
+  AdminWorkspaceCreateInput,
+  AdminWorkspaceUpdateInput,
+  AttachmentTemplateDto,
+  ChatDto,
+  ChatUpdateInput,
+  CreatedWorkspace,
+  FileDto,
+  FileUploadInput,
+  MessageDto,
+  MessengerAccountDto,
+  Page,
+  SendResult,
+  SendToChatInput,
+  SendToChatNameInput,
+  SendToPhoneInput,
+  SimAccountResult,
+  SimConnectInput,
+  SimReactInput,
+  SimReceiveInput,
+  SimReceiveResult,
+  TemplateCreateInput,
+  WorkspaceDto,
+} from '../client/types.js';
+import type { Clock } from './clock.js';
+
+/**
+ * What the engine offers to its two callers, the HTTP layer and the local client. Methods are synchronous
+ * where SQLite is all they touch; each throws SvcError for anything a caller can get wrong.
+ */
+export interface Engine {
+  readonly clock: Clock;
+  /** The workspace a Public API token belongs to, or null (hash lookup, constant-time compare). */
+  authenticate(token: string): number | null;
+  /** The Local workspace of the embedded engine, created with a token, a sim account and a quota on first use. */
+  ensureLocalWorkspace(): CreatedWorkspace;
+  /** Public API operations of one workspace. `linkBase` is the origin that download links start with. */
+  workspace(workspaceId: number, options?: { linkBase?: string }): WorkspaceApi;
+  /** Controls of the simulated network for one workspace (only while the sim driver is in use). */
+  sim(workspaceId: number): SimApi;
+  admin: AdminApi;
+  /** Serves a pre-signed download; throws not_found for a bad or expired signature. */
+  download(uid: string, expires: number, signature: string): DownloadedFile;
+  workers: WorkerControl;
+  close(): Promise<void>;
+}
+
+export interface WorkspaceApi {
+  sendToPhone(input: SendToPhoneInput): SendResult;
+  sendToChatName(input: SendToChatNameInput): SendResult;
+  sendToChat(chatId: number, input: SendToChatInput): SendResult;
+  getMessage(uid: string): MessageDto;
+  listChats(page: number): Page<ChatDto>;
+  getChat(chatId: number): ChatDto;
+  updateChat(chatId: number, input: ChatUpdateInput): ChatDto;
+  listChatMessages(chatId: number, page: number): Page<MessageDto>;
+  uploadFile(input: FileUploadInput): FileDto;
+  listFiles(page: number): Page<FileDto>;
+  getFile(uid: string): FileDto;
+  deleteFile(uid: string): { deleted: true; uid: string };
+  listAccounts(): MessengerAccountDto[];
+  getWorkspace(): WorkspaceDto;
+  listTemplates(page: number): Page<AttachmentTemplateDto>;
+  createTemplate(input: TemplateCreateInput): AttachmentTemplateDto;
+}
+
+export interface SimApi {
+  connect(input: SimConnectInput): SimAccountResult;
+  receive(input: SimReceiveInput): SimReceiveResult;
+  react(input: SimReactInput): { message_uid: string; reactions: Record<string, string> };
+  disconnect(phone: string): SimAccountResult;
+  suspend(phone: string): SimAccountResult;
+  resume(phone: string): SimAccountResult;
+  setUnreachable(phone: string, unreachable: boolean): { phone: string; unreachable: boolean };
+}
+
+export interface AdminApi {
+  createWorkspace(input: AdminWorkspaceCreateInput): CreatedWorkspace;
+  updateWorkspace(workspaceId: number, input: AdminWorkspaceUpdateInput): WorkspaceDto;
+}
+
+export interface DownloadedFile {
+  filename: string;
+  mimetype: string;
+  content: Buffer;
+}
+
+/** Background work of this process: the send dispatcher (and later webhook delivery). */
+export interface WorkerControl {
+  /** Starts polling with real timers. Idempotent. */
+  start(): void;
+  /** Stops claiming new work and waits for work in flight. */
+  stop(): Promise<void>;
+  /** Processes everything due at the clock's current time, then resolves with how many jobs ran. */
+  runDue(): Promise<number>;
+}

@@ -1,0 +1,53 @@
+/**
+ * The only way the engine talks to a messaging network. A real network driver implements this interface
+ * and nothing else; the engine never learns which network it drives.
+ *
+ * Outgoing: the engine calls `deliver` once per claimed message. It must be idempotent on `messageUid`:
+ * after a crash the engine may hand the same message over again, and a driver that already delivered it
+ * answers with the earlier result instead of sending twice.
+ *
+ * Incoming: the driver reports what happens on the network (messages from contacts, reactions, account
+ * changes) by calling the `NetworkEvents` sink it was started with.
+ */
+export interface NetworkDriver {
+  /** Name of the network, used as `origin` in webhook payloads. */
+  readonly name: string;
+  start(events: NetworkEvents): void;
+  deliver(request: DeliveryRequest): Promise<DeliveryOutcome>;
+  stop(): Promise<void>;
+}
+
+export interface DeliveryRequest {
+  messageUid: string;
+  accountPhone: string;
+  recipientPhone: string;
+  text: string | null;
+  attachment: { filename: string; mimetype: string; size: number } | null;
+  replyToUid: string | null;
+}
+
+/**
+ * `failed` is final and restores the credits. Reasons the engine knows: `invalid_number`, `unreachable`,
+ * `account_not_connected`, `network_error`; a driver may report others.
+ */
+export type DeliveryOutcome =
+  | { status: 'sent'; networkMessageId: string }
+  | { status: 'failed'; reason: string; detail?: string };
+
+export interface IncomingMessage {
+  accountPhone: string;
+  contactPhone: string;
+  contactName?: string;
+  text?: string;
+  attachmentFileUid?: string;
+  replyToUid?: string;
+}
+
+export interface NetworkEvents {
+  messageReceived(message: IncomingMessage): { messageUid: string; chatId: number };
+  reactionAdded(reaction: { messageUid: string; emoji: string; fromPhone?: string }): Record<string, string>;
+  accountChanged(change: { accountPhone: string; status: 'disconnected' | 'suspended' | 'resumed' }): void;
+}
+
+/** True for a number in international format: plus sign, country code, then 6 to 14 more digits. */
+export const isInternationalPhone = (phone: string): boolean => /^\+[1-9]\d{7,14}$/.test(phone);
