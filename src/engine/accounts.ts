@@ -1,0 +1,76 @@
+import type { MessengerAccountDto, SimConnectInput } from '../client/types.js';
+import { isInternationalPhone } from '../network/driver.js';
+import type { AccountRow } from '../store/account-store.js';
+import { isoTime } from './clock.js';
+import { inWriteTransaction, type EngineContext } from './context.js';
+import { conflict, invalid, notFound } from './errors.js';
+
+/**
+ * Connects (or reconnects) a messenger account to a workspace; it becomes the default sender, being the
+ * most recently connected. A phone logged in elsewhere is refused.
+ */
+export function connectAccount(
+  ctx: EngineContext,
+  workspaceId: number,
+  input: SimConnectInput & { userId?: number | null },
+): AccountRow {
+  const phone = input.phone?.trim() ?? '';
+  if (!isInternationalPhone(phone)) {
+    throw invalid(`${phone || 'phone'} is not an international number`, 'write it as + country code and number, e.g. +15550001234');
+  }
+  const fullName = input.full_name?.trim() || `Account ${phone}`;
+  const email = input.email?.trim() || `${phone.slice(1)}@sim.invalid`;
+  return inWriteTransaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    const existing = ctx.stores.accounts.byPhone(phone);
+    if (existing !== undefined && existing.workspace_id !== workspaceId) {
+      throw conflict(`${phone} is connected to another workspace`, 'disconnect it there first');
+    }
+    const userId = input.userId ?? null;
+    const id =
+      existing === undefined
+        ? ctx.stores.accounts.insert({ workspaceId, userId, phone, fullName, email, now })
+        : (ctx.stores.accounts.reconnect({ id: existing.id, userId, fullName, email, now }), existing.id);
+    ctx.events.emit({ type: 'messenger:account:connected', workspaceId, accountId: id });
+    return ctx.stores.accounts.byId(id) as AccountRow;
+  });
+}
+
+/** An account of this workspace by phone, or not_found. */
+export function accountOfWorkspace(ctx: EngineContext, workspaceId: number, phone: string): AccountRow {
+  const account = ctx.stores.accounts.byPhone(phone);
+  if (account === undefined || account.workspace_id !== workspaceId) {
+    throw notFound(`messenger account ${phone}`, 'list the connected accounts with `svc accounts list`');
+  }
+  return account;
+}
+
+/** Applies a network-side change (logged out, syncing suspended or resumed) and emits its event. */
+export function changeAccountStatus(
+  ctx: EngineContext,
+  account: AccountRow,
+  change: 'disconnected' | 'suspended' | 'resumed',
+): AccountRow {
+  return inWriteTransaction(ctx.db, () => {
+    const status = change === 'resumed' ? 'connected' : change;
+    ctx.stores.accounts.setStatus(account.id, status);
+    ctx.events.emit({ type: `messenger:account:${change}`, workspaceId: account.workspace_id, accountId: account.id });
+    return { ...account, status };
+  });
+}
+
+export function listAccounts(ctx: EngineContext, workspaceId: number): MessengerAccountDto[] {
+  const rows = ctx.stores.accounts.list(workspaceId);
+  const defaultId = ctx.stores.accounts.defaultSender(workspaceId)?.id;
+  return rows.map((row) => accountDto(row, row.id === defaultId));
+}
+
+export const accountDto = (row: AccountRow, isDefault: boolean): MessengerAccountDto => ({
+  id: row.id,
+  phone: row.phone,
+  full_name: row.full_name,
+  email: row.email,
+  status: row.status,
+  connected_at: row.connected_at === null ? null : isoTime(row.connected_at),
+  is_default_sender: isDefault,
+});

@@ -1,0 +1,103 @@
+import type { ChatDto, ChatUpdateInput, Page } from '../client/types.js';
+import type { AccountRow } from '../store/account-store.js';
+import type { ChatRow } from '../store/chat-store.js';
+import { isoTime } from './clock.js';
+import { inWriteTransaction, type EngineContext } from './context.js';
+import { conflict, invalid, notFound } from './errors.js';
+import { pageOf } from './paging.js';
+
+const MAX_CHAT_NAME = 200;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * The chat between an account and a contact, created when it does not exist yet. A new chat takes the
+ * first free name among "Alice", "Alice (2)", "Alice (3)"..., and emits chat:created plus
+ * chat:sent:created or chat:received:created. Call inside a write transaction.
+ */
+export function findOrCreateChat(
+  ctx: EngineContext,
+  account: AccountRow,
+  contactPhone: string,
+  startedBy: 'workspace' | 'contact',
+  preferredName?: string,
+): ChatRow {
+  const existing = ctx.stores.chats.byPair(account.id, contactPhone);
+  if (existing !== undefined) return existing;
+  const workspaceId = account.workspace_id;
+  const name = freeChatName(ctx, workspaceId, preferredName?.trim() || contactPhone);
+  const chatId = ctx.stores.chats.insert({
+    workspaceId,
+    accountId: account.id,
+    contactPhone,
+    name,
+    startedBy,
+    now: ctx.clock.now(),
+  });
+  ctx.events.emit({ type: 'chat:created', workspaceId, chatId });
+  ctx.events.emit({ type: startedBy === 'workspace' ? 'chat:sent:created' : 'chat:received:created', workspaceId, chatId });
+  return ctx.stores.chats.byId(workspaceId, chatId) as ChatRow;
+}
+
+function freeChatName(ctx: EngineContext, workspaceId: number, base: string): string {
+  if (!ctx.stores.chats.nameTaken(workspaceId, base)) return base;
+  for (let index = 2; ; index += 1) {
+    const candidate = `${base} (${index})`;
+    if (!ctx.stores.chats.nameTaken(workspaceId, candidate)) return candidate;
+  }
+}
+
+/** A chat of this workspace by id, or not_found (a chat of another workspace is not found either). */
+export function chatOfWorkspace(ctx: EngineContext, workspaceId: number, chatId: number): ChatRow {
+  const chat = Number.isSafeInteger(chatId) ? ctx.stores.chats.byId(workspaceId, chatId) : undefined;
+  if (chat === undefined) throw notFound(`chat ${chatId}`, 'list chats with `svc chats list`');
+  return chat;
+}
+
+export function listChats(ctx: EngineContext, workspaceId: number, page: number): Page<ChatDto> {
+  return pageOf(page, (limit, offset) => ctx.stores.chats.page(workspaceId, limit, offset), (row) => chatDto(ctx, row));
+}
+
+/** Renames a chat and assigns or unassigns it ("" unassigns), emitting chat:assigned / chat:unassigned. */
+export function updateChat(ctx: EngineContext, workspaceId: number, chatId: number, input: ChatUpdateInput): ChatDto {
+  return inWriteTransaction(ctx.db, () => {
+    const chat = chatOfWorkspace(ctx, workspaceId, chatId);
+    const next = { id: chat.id, name: chat.name, responsible_email: chat.responsible_email, responsible_name: chat.responsible_name };
+    if (input.name !== undefined) {
+      const name = input.name.trim();
+      if (name.length === 0 || name.length > MAX_CHAT_NAME) throw invalid(`name must be 1 to ${MAX_CHAT_NAME} characters`);
+      if (name !== chat.name && ctx.stores.chats.nameTaken(workspaceId, name)) {
+        throw conflict(`a chat named "${name}" already exists`, 'chat names are unique in a workspace; pick another');
+      }
+      next.name = name;
+    }
+    let event: 'chat:assigned' | 'chat:unassigned' | null = null;
+    if (input.responsible !== undefined) {
+      const email = input.responsible.trim();
+      if (email === '') {
+        if (chat.responsible_email !== null) event = 'chat:unassigned';
+        next.responsible_email = null;
+        next.responsible_name = null;
+      } else {
+        if (!EMAIL.test(email)) throw invalid(`responsible must be an e-mail address or "" to unassign`);
+        if (email !== chat.responsible_email) event = 'chat:assigned';
+        next.responsible_email = email;
+        next.responsible_name = email.split('@')[0] ?? email;
+      }
+    }
+    ctx.stores.chats.update(next);
+    if (event !== null) ctx.events.emit({ type: event, workspaceId, chatId });
+    return chatDto(ctx, chatOfWorkspace(ctx, workspaceId, chatId));
+  });
+}
+
+export const chatDto = (ctx: EngineContext, row: ChatRow): ChatDto => ({
+  id: row.id,
+  name: row.name,
+  phone: row.contact_phone,
+  is_group: row.is_group === 1,
+  messenger_account_phone: row.account_phone,
+  responsible_email: row.responsible_email,
+  responsible_name: row.responsible_name,
+  labels: ctx.stores.chats.labelsOf(row.id),
+  created_at: isoTime(row.created_at),
+});

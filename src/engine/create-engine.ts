@@ -1,0 +1,102 @@
+import type { Db } from '../store/database.js';
+import type { NetworkDriver } from '../network/driver.js';
+import { SimDriver } from '../network/sim-driver.js';
+import { createSendDispatcher } from '../workers/send-dispatcher.js';
+import { createWorkerRunner, type JobRunner } from '../workers/worker-runner.js';
+import { listAccounts } from './accounts.js';
+import { listChats, chatDto, chatOfWorkspace, updateChat } from './chats.js';
+import { systemClock, systemRandom, type Clock, type Random } from './clock.js';
+import { createStores, defaultEngineConfig, silentLogger, type EngineConfig, type EngineContext, type Logger } from './context.js';
+import type { Engine, WorkspaceApi } from './engine-api.js';
+import { ignoreEvents, type EventSink } from './events.js';
+import { createTemplate, deleteFile, download, getFile, listFiles, listTemplates, uploadFile } from './files.js';
+import { createInbound } from './inbound.js';
+import { getMessage, listChatMessages, sendToChat, sendToChatName, sendToPhone } from './messages.js';
+import { createSimApi } from './sim-api.js';
+import { authenticateToken } from './tokens.js';
+import { createWorkspace, ensureLocalWorkspace, updateWorkspace, workspaceDto } from './workspaces.js';
+
+/** The parts an engine is built from; everything but `db` has a default. */
+export interface EngineParts {
+  db: Db;
+  clock?: Clock;
+  random?: Random;
+  /** Defaults to the sim driver, backed by this database. */
+  network?: NetworkDriver;
+  logger?: Logger;
+  config?: Partial<EngineConfig>;
+  /** Receives domain events inside their transactions (the webhook outbox). */
+  events?: (ctx: EngineContext) => EventSink;
+  /** Extra background work beside the send dispatcher (webhook delivery). */
+  runners?: (ctx: EngineContext) => JobRunner[];
+}
+
+/** Builds an engine from its parts. The caller owns the lifecycle: `workers.start()` and `close()`. */
+export function createEngine(parts: EngineParts): Engine & { context: EngineContext } {
+  const stores = createStores(parts.db);
+  const clock = parts.clock ?? systemClock;
+  const ctx: EngineContext = {
+    db: parts.db,
+    clock,
+    random: parts.random ?? systemRandom,
+    network:
+      parts.network ??
+      new SimDriver({
+        isUnreachable: (phone) => stores.sim.isUnreachable(phone),
+        deliveredId: (uid) => stores.sim.deliveredId(uid),
+        recordDelivery: (uid, id) => stores.sim.recordDelivery(uid, id, clock.now()),
+      }),
+    logger: parts.logger ?? silentLogger,
+    config: { ...defaultEngineConfig, ...parts.config },
+    events: ignoreEvents,
+    stores,
+  };
+  ctx.events = parts.events?.(ctx) ?? ignoreEvents;
+  ctx.network.start(createInbound(ctx));
+  const workers = createWorkerRunner([createSendDispatcher(ctx), ...(parts.runners?.(ctx) ?? [])], clock, ctx.logger);
+
+  const workspace = (workspaceId: number, options: { linkBase?: string } = {}): WorkspaceApi => {
+    const linkBase = options.linkBase ?? ctx.config.publicUrl;
+    return {
+      sendToPhone: (input) => sendToPhone(ctx, workspaceId, input),
+      sendToChatName: (input) => sendToChatName(ctx, workspaceId, input),
+      sendToChat: (chatId, input) => sendToChat(ctx, workspaceId, chatId, input),
+      getMessage: (uid) => getMessage(ctx, workspaceId, uid),
+      listChats: (page) => listChats(ctx, workspaceId, page),
+      getChat: (chatId) => chatDto(ctx, chatOfWorkspace(ctx, workspaceId, chatId)),
+      updateChat: (chatId, input) => updateChat(ctx, workspaceId, chatId, input),
+      listChatMessages: (chatId, page) => listChatMessages(ctx, workspaceId, chatId, page),
+      uploadFile: (input) => uploadFile(ctx, workspaceId, input),
+      listFiles: (page) => listFiles(ctx, workspaceId, page),
+      getFile: (uid) => getFile(ctx, workspaceId, uid, linkBase),
+      deleteFile: (uid) => deleteFile(ctx, workspaceId, uid),
+      listAccounts: () => listAccounts(ctx, workspaceId),
+      getWorkspace: () => workspaceDto(ctx, workspaceId),
+      listTemplates: (page) => listTemplates(ctx, workspaceId, page),
+      createTemplate: (input) => createTemplate(ctx, workspaceId, input),
+    };
+  };
+
+  let closed = false;
+  return {
+    context: ctx,
+    clock,
+    authenticate: (token) => authenticateToken(stores.workspaces, token),
+    ensureLocalWorkspace: () => ensureLocalWorkspace(ctx),
+    workspace,
+    sim: (workspaceId) => createSimApi(ctx, workspaceId),
+    admin: {
+      createWorkspace: (input) => createWorkspace(ctx, input),
+      updateWorkspace: (workspaceId, input) => updateWorkspace(ctx, workspaceId, input),
+    },
+    download: (uid, expires, signature) => download(ctx, uid, expires, signature),
+    workers,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await workers.stop();
+      await ctx.network.stop();
+      parts.db.close();
+    },
+  };
+}

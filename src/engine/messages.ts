@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { MessageDto, Page, SendFields, SendResult, SendToChatInput, SendToChatNameInput, SendToPhoneInput } from '../client/types.js';
+import type { AccountRow } from '../store/account-store.js';
+import type { ChatRow } from '../store/chat-store.js';
+import type { MessageRow } from '../store/message-store.js';
+import { accountOfWorkspace } from './accounts.js';
+import { chatOfWorkspace, findOrCreateChat } from './chats.js';
+import { isoTime } from './clock.js';
+import { inWriteTransaction, type EngineContext } from './context.js';
+import { creditsFor, debitCredits } from './credits.js';
+import { conflict, invalid, notFound } from './errors.js';
+import { fileOfWorkspace } from './files.js';
+import { pageOf } from './paging.js';
+import { loadWorkspace } from './workspaces.js';
+
+/** Loose shape of a phone as typed by people; separators are dropped, validity is the network's call. */
+const PHONE_LIKE = /^\+?[0-9][0-9 ().-]{2,30}$/;
+
+/** POST /messages: to a phone number, through the named account or the default sender. */
+export function sendToPhone(ctx: EngineContext, workspaceId: number, input: SendToPhoneInput): SendResult {
+  const phone = normalisePhone(input.phone);
+  return acceptOutgoing(ctx, workspaceId, input, () => {
+    const account =
+      input.messenger_account_phone === undefined || input.messenger_account_phone === ''
+        ? defaultSender(ctx, workspaceId)
+        : accountOfWorkspace(ctx, workspaceId, normalisePhone(input.messenger_account_phone));
+    return { account, chat: findOrCreateChat(ctx, account, phone, 'workspace', input.chat_name) };
+  });
+}
+
+/** POST /messages/to_chat_name (deprecated): to the chat with exactly this name. */
+export function sendToChatName(ctx: EngineContext, workspaceId: number, input: SendToChatNameInput): SendResult {
+  if (typeof input.chat_name !== 'string' || input.chat_name.length === 0) throw invalid('chat_name is required');
+  return acceptOutgoing(ctx, workspaceId, input, () => {
+    const chat = ctx.stores.chats.byName(workspaceId, input.chat_name);
+    if (chat === undefined) throw notFound(`chat "${input.chat_name}"`, 'check the exact name with `svc chats list`');
+    return { account: accountOf(ctx, chat), chat };
+  });
+}
+
+/** POST /chats/{id}/messages. */
+export function sendToChat(ctx: EngineContext, workspaceId: number, chatId: number, input: SendToChatInput): SendResult {
+  return acceptOutgoing(ctx, workspaceId, input, () => {
+    const chat = chatOfWorkspace(ctx, workspaceId, chatId);
+    return { account: accountOf(ctx, chat), chat };
+  });
+}
+
+/**
+ * Accepts an outgoing message in one write transaction: resolve account and chat, debit the credits,
+ * store the message as Pending and queue its send job. If the quota is exhausted nothing is written.
+ */
+function acceptOutgoing(
+  ctx: EngineContext,
+  workspaceId: number,
+  fields: SendFields & { label?: string },
+  resolve: () => { account: AccountRow; chat: ChatRow },
+): SendResult {
+  const text = fields.text === undefined || fields.text === null ? null : fields.text;
+  if (text !== null && text.length > ctx.config.maxTextLength) throw invalid(`text may be at most ${ctx.config.maxTextLength} characters`);
+  if (fields.file_uid !== undefined && fields.attachment_template_id !== undefined) {
+    throw invalid('give file_uid or attachment_template_id, not both');
+  }
+  const hasAttachment = fields.file_uid !== undefined || fields.attachment_template_id !== undefined;
+  if ((text === null || text.length === 0) && !hasAttachment) {
+    throw invalid('a message needs text, file_uid or attachment_template_id');
+  }
+  const label = fields.label?.trim();
+  if (label !== undefined && label.length > 100) throw invalid('label may be at most 100 characters');
+  return inWriteTransaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    const workspace = loadWorkspace(ctx, workspaceId);
+    const { account, chat } = resolve();
+    const template =
+      fields.attachment_template_id === undefined ? undefined : ctx.stores.files.templateById(workspaceId, fields.attachment_template_id);
+    if (fields.attachment_template_id !== undefined && template === undefined) {
+      throw notFound(`attachment template ${fields.attachment_template_id}`, 'list templates with `svc templates list`');
+    }
+    const fileId = fields.file_uid !== undefined ? fileOfWorkspace(ctx, workspaceId, fields.file_uid).id : (template?.file_id ?? null);
+    const replyToId = resolveReplyTo(ctx, workspaceId, account, fields.reply_to);
+    const credits = creditsFor(text, fileId !== null);
+    const uid = randomUUID();
+    const messageId = ctx.stores.messages.insert({
+      uid, workspaceId, chatId: chat.id, accountId: account.id, direction: 'sent', status: 'Pending',
+      text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
+    });
+    debitCredits(ctx.stores.workspaces, workspace, messageId, credits, now);
+    ctx.stores.jobs.insert({ kind: 'send', refId: messageId, queueKey: account.id, runAt: now, now });
+    if (label !== undefined && label.length > 0) ctx.stores.chats.addLabel(workspaceId, chat.id, label);
+    return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };
+  });
+}
+
+/** reply_to must name a message of the same workspace and account; null or "" is ignored (SPEC.md 2.1). */
+function resolveReplyTo(ctx: EngineContext, workspaceId: number, account: AccountRow, replyTo: string | null | undefined): number | null {
+  if (replyTo === undefined || replyTo === null || replyTo === '') return null;
+  const original = ctx.stores.messages.byUid(replyTo);
+  if (original === undefined || original.workspace_id !== workspaceId) throw notFound(`message ${replyTo} to reply to`);
+  if (original.messenger_account_id !== account.id) {
+    throw invalid(`reply_to ${replyTo} was sent through another messenger account`, 'reply from the account the message belongs to');
+  }
+  return original.id;
+}
+
+function defaultSender(ctx: EngineContext, workspaceId: number): AccountRow {
+  const account = ctx.stores.accounts.defaultSender(workspaceId);
+  if (account === undefined) {
+    throw conflict('This workspace has no connected messenger account', 'connect one (svc sim connect --phone +15550001234 on the sim network)');
+  }
+  return account;
+}
+
+const accountOf = (ctx: EngineContext, chat: ChatRow): AccountRow => ctx.stores.accounts.byId(chat.messenger_account_id) as AccountRow;
+
+function normalisePhone(phone: unknown): string {
+  if (typeof phone !== 'string' || !PHONE_LIKE.test(phone.trim())) {
+    throw invalid(`phone must be a number in international format, e.g. +14155550123`);
+  }
+  return phone.replace(/[ ().-]/g, '');
+}
+
+/** A message of this workspace by uid, or not_found (another workspace's message is not found either). */
+export function messageOfWorkspace(ctx: EngineContext, workspaceId: number, uid: string): MessageRow {
+  const row = typeof uid === 'string' ? ctx.stores.messages.byUid(uid) : undefined;
+  if (row === undefined || row.workspace_id !== workspaceId) throw notFound(`message ${uid}`);
+  return row;
+}
+
+export const getMessage = (ctx: EngineContext, workspaceId: number, uid: string): MessageDto =>
+  messageDto(ctx, messageOfWorkspace(ctx, workspaceId, uid));
+
+export function listChatMessages(ctx: EngineContext, workspaceId: number, chatId: number, page: number): Page<MessageDto> {
+  const chat = chatOfWorkspace(ctx, workspaceId, chatId);
+  return pageOf(page, (limit, offset) => ctx.stores.messages.pageOfChat(chat.id, limit, offset), (row) => messageDto(ctx, row));
+}
+
+export const messageDto = (ctx: EngineContext, row: MessageRow): MessageDto => ({
+  uid: row.uid,
+  chat_id: row.chat_id,
+  direction: row.direction,
+  status: row.status,
+  failure_reason: row.failure_reason,
+  text: row.text,
+  file_uid: row.file_uid,
+  attachment_template_id: row.template_id,
+  reply_to_uid: row.reply_to_uid,
+  messenger_account_phone: row.account_phone,
+  contact_phone: row.contact_phone,
+  credits: row.credits,
+  reactions: ctx.stores.messages.reactionsOf(row.id),
+  created_at: isoTime(row.created_at),
+  sent_at: row.sent_at === null ? null : isoTime(row.sent_at),
+});

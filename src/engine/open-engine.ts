@@ -1,0 +1,42 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../store/database.js';
+import type { Clock, Random } from './clock.js';
+import type { Logger } from './context.js';
+import { createEngine } from './create-engine.js';
+import type { Engine } from './engine-api.js';
+
+export interface OpenEngineOptions {
+  /** Directory holding `svc.db`; created (owner-only) when missing. */
+  dataDir: string;
+  dev?: boolean;
+  publicUrl?: string;
+  webhookRetryDelaysMs?: number[];
+  sendLeaseMs?: number;
+  clock?: Clock;
+  random?: Random;
+  logger?: Logger;
+}
+
+/** The default data directory: `SVC_HOME`, else `~/.local/share/svc`. */
+export const defaultDataDir = (env: NodeJS.ProcessEnv = process.env): string =>
+  env.SVC_HOME && env.SVC_HOME.length > 0 ? env.SVC_HOME : join(homedir(), '.local', 'share', 'svc');
+
+export const databasePath = (dataDir: string): string => join(dataDir, 'svc.db');
+
+/** Opens the engine over the database in `dataDir`, migrating it first. Workers are not started. */
+export function openEngine(options: OpenEngineOptions): Engine {
+  const db = openDatabase(databasePath(options.dataDir));
+  return createEngine({
+    db,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.random === undefined ? {} : { random: options.random }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    config: {
+      dev: options.dev ?? false,
+      ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+      ...(options.webhookRetryDelaysMs === undefined ? {} : { webhookRetryDelaysMs: options.webhookRetryDelaysMs }),
+      ...(options.sendLeaseMs === undefined ? {} : { sendLeaseMs: options.sendLeaseMs }),
+    },
+  });
+}

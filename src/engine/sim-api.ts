@@ -1,0 +1,60 @@
+import { SimDriver } from '../network/sim-driver.js';
+import { isInternationalPhone } from '../network/driver.js';
+import type { SimApi } from './engine-api.js';
+import { accountOfWorkspace, connectAccount } from './accounts.js';
+import type { EngineContext } from './context.js';
+import { conflict, invalid, SvcError } from './errors.js';
+import { messageOfWorkspace } from './messages.js';
+
+/** Controls of the simulated network, scoped to one workspace. */
+export function createSimApi(ctx: EngineContext, workspaceId: number): SimApi {
+  const driver = () => {
+    if (!(ctx.network instanceof SimDriver)) {
+      throw new SvcError('not_found', 'The simulated network is not in use on this instance');
+    }
+    return ctx.network;
+  };
+  const status = (phone: string) => {
+    const account = accountOfWorkspace(ctx, workspaceId, phone);
+    return { phone: account.phone, status: ctx.stores.accounts.byId(account.id)!.status };
+  };
+  const change = (phone: string, next: 'disconnected' | 'suspended' | 'resumed', allowedFrom: string[]) => {
+    const account = accountOfWorkspace(ctx, workspaceId, phone);
+    if (!allowedFrom.includes(account.status)) throw conflict(`account ${phone} is ${account.status}`, 'check the account with `svc accounts list`');
+    driver().changeAccount(phone, next);
+    return status(phone);
+  };
+  return {
+    connect(input) {
+      driver();
+      const account = connectAccount(ctx, workspaceId, input);
+      return { phone: account.phone, status: account.status };
+    },
+    receive(input) {
+      accountOfWorkspace(ctx, workspaceId, input.to);
+      if (!isInternationalPhone(input.from)) throw invalid('from must be an international number, e.g. +4915112345678');
+      const { messageUid, chatId } = driver().receive({
+        accountPhone: input.to,
+        contactPhone: input.from,
+        ...(input.contact_name === undefined ? {} : { contactName: input.contact_name }),
+        ...(input.text === undefined ? {} : { text: input.text }),
+        ...(input.file_uid === undefined ? {} : { attachmentFileUid: input.file_uid }),
+        ...(input.reply_to === undefined ? {} : { replyToUid: input.reply_to }),
+      });
+      return { message_uid: messageUid, chat_id: chatId };
+    },
+    react(input) {
+      messageOfWorkspace(ctx, workspaceId, input.message_uid);
+      return { message_uid: input.message_uid, reactions: driver().react(input.message_uid, input.emoji, input.from) };
+    },
+    disconnect: (phone) => change(phone, 'disconnected', ['connected', 'suspended']),
+    suspend: (phone) => change(phone, 'suspended', ['connected']),
+    resume: (phone) => change(phone, 'resumed', ['suspended']),
+    setUnreachable(phone, unreachable) {
+      driver();
+      if (typeof phone !== 'string' || phone.length === 0) throw invalid('phone is required');
+      ctx.stores.sim.setUnreachable(phone, unreachable);
+      return { phone, unreachable };
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import type { AdminWorkspaceCreateInput, AdminWorkspaceUpdateInput, CreatedWorkspace, WorkspaceDto } from '../client/types.js';
+import type { WorkspaceRow } from '../store/workspace-store.js';
+import { isoTime } from './clock.js';
+import { inWriteTransaction, type EngineContext } from './context.js';
+import { periodEnd, rollQuotaPeriod } from './credits.js';
+import { connectAccount } from './accounts.js';
+import { invalid, notFound, SvcError } from './errors.js';
+import { issueToken } from './tokens.js';
+
+const MAX_NAME = 200;
+
+/** Creates a workspace with its first API token. */
+export function createWorkspace(
+  ctx: EngineContext,
+  input: AdminWorkspaceCreateInput & { partnerId?: number | null; isLocal?: boolean },
+): CreatedWorkspace {
+  const name = input.name?.trim() ?? '';
+  if (name.length === 0 || name.length > MAX_NAME) throw invalid(`name must be 1 to ${MAX_NAME} characters`);
+  const quota = input.quota ?? ctx.config.defaultQuota;
+  assertNonNegativeInteger('quota', quota);
+  const seats = input.seats ?? 1;
+  assertNonNegativeInteger('seats', seats);
+  const now = ctx.clock.now();
+  return inWriteTransaction(ctx.db, () => {
+    const workspaceId = ctx.stores.workspaces.insert({
+      name,
+      plan: input.plan ?? 'standard',
+      isLocal: input.isLocal ?? false,
+      partnerId: input.partnerId ?? null,
+      ownerEmail: input.owner_email ?? null,
+      seatsPurchased: seats,
+      quotaTotal: quota,
+      now,
+    });
+    return { workspace_id: workspaceId, token: issueToken(ctx.stores.workspaces, workspaceId, now) };
+  });
+}
+
+/** The embedded engine's own workspace: created once, with a token, a connected sim account and a quota. */
+export function ensureLocalWorkspace(ctx: EngineContext): CreatedWorkspace {
+  return inWriteTransaction(ctx.db, () => {
+    const existing = ctx.stores.workspaces.local();
+    if (existing !== undefined) {
+      const token = ctx.stores.workspaces.activeToken(existing.id);
+      if (token !== undefined) return { workspace_id: existing.id, token };
+    }
+    const created =
+      existing === undefined
+        ? createWorkspace(ctx, { name: 'Local', quota: ctx.config.localQuota, isLocal: true })
+        : { workspace_id: existing.id, token: issueToken(ctx.stores.workspaces, existing.id, ctx.clock.now()) };
+    if (ctx.stores.accounts.defaultSender(created.workspace_id) === undefined) {
+      connectAccount(ctx, created.workspace_id, { phone: ctx.config.localSenderPhone, full_name: 'Local sender' });
+    }
+    return created;
+  });
+}
+
+/** Reads a workspace row, moving its quota into the current period first. */
+export function loadWorkspace(ctx: EngineContext, workspaceId: number): WorkspaceRow {
+  const row = ctx.stores.workspaces.byId(workspaceId);
+  if (row === undefined) throw notFound(`workspace ${workspaceId}`);
+  return rollQuotaPeriod(ctx.stores.workspaces, row, ctx.clock.now());
+}
+
+export function workspaceDto(ctx: EngineContext, workspaceId: number): WorkspaceDto {
+  const row = inWriteTransaction(ctx.db, () => loadWorkspace(ctx, workspaceId));
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    seats_purchased: row.seats_purchased,
+    seats_used: ctx.stores.workspaces.seatsUsed(row.id),
+    send_interval_ms: row.send_interval_ms,
+    messaging_quota: {
+      total: row.quota_total,
+      used: row.quota_used,
+      remaining: Math.max(0, row.quota_total - row.quota_used),
+      period: 'month',
+      period_start: isoTime(row.quota_period_start),
+      period_end: isoTime(periodEnd(row.quota_period_start)),
+    },
+    created_at: isoTime(row.created_at),
+  };
+}
+
+/** Support-side changes: quota, plan, and the send interval (Business plan only, SPEC.md 8). */
+export function updateWorkspace(ctx: EngineContext, workspaceId: number, input: AdminWorkspaceUpdateInput): WorkspaceDto {
+  inWriteTransaction(ctx.db, () => {
+    const row = loadWorkspace(ctx, workspaceId);
+    const next = { ...row };
+    if (input.quota !== undefined) {
+      assertNonNegativeInteger('quota', input.quota);
+      next.quota_total = input.quota;
+    }
+    if (input.plan !== undefined) {
+      if (input.plan !== 'standard' && input.plan !== 'business') throw invalid('plan must be standard or business');
+      next.plan = input.plan;
+    }
+    if (input.send_interval_ms !== undefined) {
+      if (input.send_interval_ms !== null) assertNonNegativeInteger('send interval', input.send_interval_ms);
+      next.send_interval_ms = input.send_interval_ms;
+    }
+    if (next.send_interval_ms !== null && next.plan !== 'business') {
+      throw new SvcError('permission_denied', 'The send interval can be changed on the Business plan only', {
+        hint: 'add --plan business, or leave the interval at its default',
+      });
+    }
+    ctx.stores.workspaces.update(next);
+  });
+  return workspaceDto(ctx, workspaceId);
+}
+
+function assertNonNegativeInteger(what: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw invalid(`${what} must be a whole number of 0 or more`);
+}

@@ -1,0 +1,66 @@
+import { isInternationalPhone, type DeliveryOutcome, type DeliveryRequest, type IncomingMessage, type NetworkDriver, type NetworkEvents } from './driver.js';
+
+/** What the simulated network must share between processes; the engine backs it with its database. */
+export interface SimState {
+  isUnreachable(phone: string): boolean;
+  deliveredId(messageUid: string): string | undefined;
+  recordDelivery(messageUid: string, networkMessageId: string): void;
+}
+
+/**
+ * The built-in simulated network. Contacts are phone numbers. A delivery fails when the recipient is not a
+ * valid international number or has been marked unreachable; otherwise it is delivered at once. Incoming
+ * traffic and account changes happen when a test or `svc sim ...` asks for them.
+ */
+export class SimDriver implements NetworkDriver {
+  readonly name = 'sim';
+  private events: NetworkEvents | undefined;
+
+  constructor(
+    private readonly state: SimState,
+    private readonly latencyMs = 0,
+  ) {}
+
+  start(events: NetworkEvents): void {
+    this.events = events;
+  }
+
+  async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    const earlier = this.state.deliveredId(request.messageUid);
+    if (earlier !== undefined) return { status: 'sent', networkMessageId: earlier };
+    if (!isInternationalPhone(request.recipientPhone)) {
+      return { status: 'failed', reason: 'invalid_number', detail: `${request.recipientPhone} is not a valid international number` };
+    }
+    if (this.state.isUnreachable(request.recipientPhone)) {
+      return { status: 'failed', reason: 'unreachable', detail: `${request.recipientPhone} is not reachable on the network` };
+    }
+    const networkMessageId = `sim-${request.messageUid}`;
+    this.state.recordDelivery(request.messageUid, networkMessageId);
+    return { status: 'sent', networkMessageId };
+  }
+
+  async stop(): Promise<void> {
+    this.events = undefined;
+  }
+
+  /** A contact sends a message to one of the workspace's accounts. */
+  receive(message: IncomingMessage): { messageUid: string; chatId: number } {
+    return this.sink().messageReceived(message);
+  }
+
+  /** A contact reacts to a message. */
+  react(messageUid: string, emoji: string, fromPhone?: string): Record<string, string> {
+    return this.sink().reactionAdded(fromPhone === undefined ? { messageUid, emoji } : { messageUid, emoji, fromPhone });
+  }
+
+  /** The network logs an account out, suspends its syncing, or resumes it. */
+  changeAccount(accountPhone: string, status: 'disconnected' | 'suspended' | 'resumed'): void {
+    this.sink().accountChanged({ accountPhone, status });
+  }
+
+  private sink(): NetworkEvents {
+    if (this.events === undefined) throw new Error('sim driver is not started');
+    return this.events;
+  }
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { DeliveryOutcome } from '../network/driver.js';
+import type { AccountRow } from '../store/account-store.js';
+import type { MessageRow } from '../store/message-store.js';
+import { inWriteTransaction, type EngineContext } from '../engine/context.js';
+import { restoreCredits } from '../engine/credits.js';
+import type { JobRunner } from './worker-runner.js';
+
+interface ClaimedSend {
+  jobId: number;
+  message: MessageRow;
+  account: AccountRow;
+}
+
+/**
+ * Takes queued messages to the network. A claim (inside a write transaction) leases the job, moves the
+ * message to Sending and reserves the account's next send slot, so spacing holds across processes. A
+ * process killed mid-send leaves a lease that runs out; the next claim hands the message over again and
+ * the driver, idempotent on the message uid, answers with the earlier result.
+ */
+export function createSendDispatcher(ctx: EngineContext, owner: string = randomUUID()): JobRunner {
+  const claim = (): ClaimedSend | null =>
+    inWriteTransaction(ctx.db, () => {
+      const now = ctx.clock.now();
+      const job = ctx.stores.jobs.dueSend(now);
+      if (job === undefined) return null;
+      const message = ctx.stores.messages.byId(job.ref_id);
+      const account = ctx.stores.accounts.byId(job.queue_key);
+      if (message === undefined || account === undefined) {
+        ctx.stores.jobs.remove(job.id);
+        return null;
+      }
+      ctx.stores.accounts.reserveSlot(account.id, now + spacingFor(ctx, account.workspace_id));
+      ctx.stores.jobs.lease(job.id, owner, now + ctx.config.sendLeaseMs);
+      if (message.status === 'Pending') {
+        ctx.stores.messages.setStatus({ id: message.id, status: 'Sending', failureReason: null, networkMessageId: null, sentAt: null });
+      }
+      return { jobId: job.id, message, account };
+    });
+
+  const deliver = async ({ message, account }: ClaimedSend): Promise<DeliveryOutcome> => {
+    if (account.status !== 'connected') {
+      return { status: 'failed', reason: 'account_not_connected', detail: `account ${account.phone} is ${account.status}` };
+    }
+    const attachment = message.file_id === null ? null : (ctx.stores.files.byId(message.file_id) ?? null);
+    try {
+      return await ctx.network.deliver({
+        messageUid: message.uid,
+        accountPhone: account.phone,
+        recipientPhone: message.contact_phone,
+        text: message.text,
+        attachment: attachment && { filename: attachment.filename, mimetype: attachment.mimetype, size: attachment.size },
+        replyToUid: message.reply_to_uid,
+      });
+    } catch (error) {
+      ctx.logger.error('network driver failed', { messageUid: message.uid, error: String(error) });
+      return { status: 'failed', reason: 'network_error', detail: 'the network did not accept the message' };
+    }
+  };
+
+  // Finishes a message exactly once: a copy of the job finished by another process changes nothing.
+  const complete = (claimed: ClaimedSend, outcome: DeliveryOutcome): void =>
+    inWriteTransaction(ctx.db, () => {
+      const current = ctx.stores.messages.byId(claimed.message.id);
+      ctx.stores.jobs.remove(claimed.jobId);
+      if (current === undefined || current.status === 'Sent' || current.status === 'Failed') return;
+      const now = ctx.clock.now();
+      const workspaceId = current.workspace_id;
+      if (outcome.status === 'sent') {
+        ctx.stores.messages.markSent(current.id, outcome.networkMessageId, now);
+        ctx.events.emit({ type: 'message:sent:new', workspaceId, messageId: current.id });
+        ctx.events.emit({ type: 'message:new', workspaceId, messageId: current.id });
+      } else {
+        ctx.stores.messages.setStatus({ id: current.id, status: 'Failed', failureReason: outcome.reason, networkMessageId: null, sentAt: null });
+        restoreCredits(ctx.stores.workspaces, workspaceId, current.id, current.credits, now);
+      }
+    });
+
+  return {
+    name: 'send',
+    async runDue() {
+      let processed = 0;
+      for (let claimed = claim(); claimed !== null; claimed = claim()) {
+        complete(claimed, await deliver(claimed));
+        processed += 1;
+      }
+      return processed;
+    },
+    nextDueAt: () => ctx.stores.jobs.nextSendTime(),
+  };
+}
+
+/** The workspace's own interval (Business plan) or a uniform random delay of about 2 seconds. */
+function spacingFor(ctx: EngineContext, workspaceId: number): number {
+  const interval = ctx.stores.workspaces.byId(workspaceId)?.send_interval_ms;
+  if (interval !== null && interval !== undefined) return interval;
+  const { min, max } = ctx.config.sendSpacingMs;
+  return Math.round(min + ctx.random.next() * (max - min));
+}
