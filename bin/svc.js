@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// The installed `svc` binary: real process IO, signal handling and the exit code around runCli.
+
+let cli;
+try {
+  cli = await import('../dist/cli/main.js');
+} catch (error) {
+  process.stderr.write(`svc is not built (${error.message}); run \`npm run build\` first\n`);
+  process.exit(1);
+}
+
+// Long-running commands (serve, waiting for delivery) subscribe to stop gracefully. With no subscriber, or
+// on a second Ctrl-C, exit at once: 130 for SIGINT, 143 for SIGTERM (128 + signal number).
+const handlers = new Set();
+let signals = 0;
+const onSignal = (signal) => {
+  signals += 1;
+  if (handlers.size === 0 || signals > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
+  for (const handler of [...handlers]) handler(signal);
+};
+process.on('SIGINT', () => onSignal('SIGINT'));
+process.on('SIGTERM', () => onSignal('SIGTERM'));
+
+// `svc chats list | head` closes the pipe early; that is not an error worth a stack trace.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+const io = cli.processIo({
+  onInterrupt: (handler) => {
+    handlers.add(handler);
+    return () => handlers.delete(handler);
+  },
+});
+
+const code = await cli.runCli(process.argv.slice(2), io);
+process.exitCode = code;
+// Safety net: if a leaked handle would keep the process alive after the command finished, leave anyway.
+setTimeout(() => process.exit(code), 2000).unref();

@@ -1,0 +1,82 @@
+import { Option, type Command } from 'commander';
+import type { AdminWorkspaceUpdateInput, Plan } from '../../client/types.js';
+import type { Engine } from '../../engine/engine-api.js';
+import type { CliContext } from '../context.js';
+import { usageError } from '../errors.js';
+import { nonNegativeInt, positiveInt } from '../parse.js';
+import { workspaceView } from '../views.js';
+
+const planOption = () => new Option('--plan <plan>', 'plan of the workspace').choices(['standard', 'business']);
+
+/** `svc admin workspace create|update`: support-side settings, straight on a data directory. */
+export function registerAdmin(program: Command, ctx: CliContext): void {
+  const admin = program.command('admin').description('support-side settings on a data directory (--data DIR)');
+  const workspace = admin.command('workspace').description('create and configure workspaces');
+
+  workspace
+    .command('create')
+    .description('create a workspace and print its Public API token')
+    .requiredOption('--name <name>', 'display name')
+    .option('--quota <n>', 'messaging credits per period', nonNegativeInt)
+    .addOption(planOption())
+    .option('--seats <n>', 'seats purchased', positiveInt)
+    .option('--owner-email <email>', 'e-mail of the owner (failure notices)')
+    .action(async (opts: { name: string; quota?: number; plan?: Plan; seats?: number; ownerEmail?: string }) => {
+      const created = await withEngine(ctx, (engine) =>
+        engine.admin.createWorkspace({
+          name: opts.name,
+          ...(opts.quota === undefined ? {} : { quota: opts.quota }),
+          ...(opts.plan === undefined ? {} : { plan: opts.plan }),
+          ...(opts.seats === undefined ? {} : { seats: opts.seats }),
+          ...(opts.ownerEmail === undefined ? {} : { owner_email: opts.ownerEmail }),
+        }),
+      );
+      ctx.output.result(created, {
+        kind: 'record',
+        rows: [
+          ['workspace_id', created.workspace_id],
+          ['token', created.token],
+        ],
+      });
+      ctx.output.note('keep the token safe: use it with --token or `svc login`');
+    });
+
+  workspace
+    .command('update')
+    .argument('<ws>', 'workspace id', positiveInt)
+    .description('change quota, plan or send interval of a workspace')
+    .option('--quota <n>', 'messaging credits per period', nonNegativeInt)
+    .addOption(planOption())
+    .option('--send-interval <ms>', 'spacing between sends in ms (business plan only); "default" restores ~2 s random', interval)
+    .action(async (ws: number, opts: { quota?: number; plan?: Plan; sendInterval?: number | 'default' }) => {
+      const input: AdminWorkspaceUpdateInput = {
+        ...(opts.quota === undefined ? {} : { quota: opts.quota }),
+        ...(opts.plan === undefined ? {} : { plan: opts.plan }),
+        ...(opts.sendInterval === undefined ? {} : { send_interval_ms: opts.sendInterval === 'default' ? null : opts.sendInterval }),
+      };
+      if (Object.keys(input).length === 0) throw usageError('nothing to change: pass --quota, --plan or --send-interval');
+      const updated = await withEngine(ctx, (engine) => engine.admin.updateWorkspace(ws, input));
+      ctx.output.result(updated, workspaceView(updated));
+    });
+}
+
+// Commander turns a parser's null into '', so "default" stays a word here and becomes null in the action.
+function interval(value: string): number | 'default' {
+  return value === 'default' ? 'default' : nonNegativeInt(value);
+}
+
+/** Opens the engine of the configured data directory for one operation and always closes it. */
+async function withEngine<T>(ctx: CliContext, run: (engine: Engine) => T): Promise<T> {
+  if (ctx.globals.baseUrl !== undefined) {
+    throw usageError(
+      'admin commands work on a data directory, not on a remote instance',
+      'drop --base-url and pass --data DIR (the directory the server was started with)',
+    );
+  }
+  const engine = await ctx.io.openEngine({ dataDir: ctx.config().dataDir });
+  try {
+    return run(engine);
+  } finally {
+    await engine.close();
+  }
+}

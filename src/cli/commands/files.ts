@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { notePage } from '../pagination.js';
+import { positiveInt } from '../parse.js';
+import { readUpload } from '../upload.js';
+import { fileView, filesTable } from '../views.js';
+
+/** `svc files upload PATH | list | get UID | delete UID`. */
+export function registerFiles(program: Command, ctx: CliContext): void {
+  const files = program.command('files').description('upload and manage attachments');
+
+  files
+    .command('upload <path>')
+    .description('upload a file; its uid can be sent with `svc send --file-uid`')
+    .action(async (path: string) => {
+      const input = await readUpload(path);
+      const file = await (await ctx.client()).uploadFile(input);
+      ctx.output.result(file, fileView(file));
+    });
+
+  files
+    .command('list')
+    .description('list uploaded files, 50 a page')
+    .option('--page <n>', 'page number, from 1', positiveInt, 1)
+    .action(async (opts: { page: number }) => {
+      const page = await (await ctx.client()).listFiles(opts.page);
+      ctx.output.result(page, filesTable(page));
+      notePage(ctx.output, page, 'svc files list');
+    });
+
+  files
+    .command('get <uid>')
+    .description('show a file with a download link valid for 15 minutes')
+    .action(async (uid: string) => {
+      const file = await (await ctx.client()).getFile(uid);
+      ctx.output.result(file, fileView(file));
+    });
+
+  files
+    .command('delete <uid>')
+    .description('delete an uploaded file')
+    .action(async (uid: string) => {
+      const result = await (await ctx.client()).deleteFile(uid);
+      ctx.output.result(result, { kind: 'lines', lines: [`deleted ${result.uid}`] });
+    });
+}

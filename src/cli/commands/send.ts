@@ -1,0 +1,137 @@
+import type { Command } from 'commander';
+import type { SendFields, SendResult } from '../../client/types.js';
+import type { CliContext } from '../context.js';
+import { CliError, usageError } from '../errors.js';
+import { positiveInt, seconds } from '../parse.js';
+import { readUpload } from '../upload.js';
+import { sendView } from '../views.js';
+import { waitForMessage } from '../wait-for-message.js';
+
+interface SendOptions {
+  phone?: string;
+  chat?: number;
+  chatName?: string;
+  text?: string;
+  file?: string;
+  fileUid?: string;
+  label?: string;
+  template?: number;
+  replyTo?: string;
+  from?: string;
+  wait: boolean;
+  waitTimeout: number;
+}
+
+/** What to do about each failure reason the engine reports (src/network/driver.ts). */
+const FAILURE_HINTS: Record<string, string> = {
+  invalid_number: 'use an international number: +, country code, then the number (e.g. +14155550123)',
+  unreachable: 'the recipient cannot be reached on the network; check the number or try again later',
+  account_not_connected: 'reconnect the sending account; `svc accounts list` shows account status',
+  network_error: 'the network failed; send again later',
+};
+
+/** `svc send`: sends one message and, unless --no-wait, waits until it is Sent or Failed. */
+export function registerSend(program: Command, ctx: CliContext): void {
+  program
+    .command('send')
+    .description('send a message to a phone number, a chat id, or (deprecated) a chat name')
+    .option('--phone <phone>', 'recipient number in international format, e.g. +14155550123')
+    .option('--chat <id>', 'id of an existing chat', positiveInt)
+    .option('--chat-name <name>', 'exact name of an existing chat (deprecated: use --chat or --phone)')
+    .option('--text <text>', 'message text')
+    .option('--file <path>', 'attach a local file (uploaded first)')
+    .option('--file-uid <uid>', 'attach an already uploaded file')
+    .option('--label <label>', 'label the chat (created when missing)')
+    .option('--template <id>', 'attachment template id', positiveInt)
+    .option('--reply-to <uid>', 'uid of the message to reply to')
+    .option('--from <phone>', 'sending account number (with --phone only); default: most recently connected')
+    .option('--wait-timeout <seconds>', 'how long to wait for Sent or Failed', seconds, 30)
+    .option('--no-wait', 'return as soon as the message is accepted (status Pending)')
+    .action(async (opts: SendOptions) => {
+      await send(ctx, opts);
+    });
+}
+
+async function send(ctx: CliContext, opts: SendOptions): Promise<void> {
+  const targets = [opts.phone, opts.chat, opts.chatName].filter((v) => v !== undefined);
+  if (targets.length > 1) throw usageError('use only one of --phone, --chat and --chat-name');
+  if (opts.file !== undefined && opts.fileUid !== undefined) throw usageError('use either --file or --file-uid, not both');
+  if (opts.from !== undefined && opts.phone === undefined && targets.length > 0) {
+    throw usageError('--from selects the sending account and works only with --phone');
+  }
+  if (opts.chatName !== undefined) {
+    ctx.output.warn('--chat-name uses a deprecated endpoint that will be removed; use --chat ID or --phone instead');
+  }
+  if (targets.length === 0) {
+    opts.phone = await ctx.ask(
+      { kind: 'input', message: 'Recipient phone number (e.g. +14155550123):' },
+      'say who receives the message: --phone, --chat or --chat-name',
+    );
+  }
+  const hasContent = [opts.text, opts.file, opts.fileUid, opts.template].some((v) => v !== undefined);
+  if (!hasContent) {
+    opts.text = await ctx.ask(
+      { kind: 'input', message: 'Message text:' },
+      'nothing to send: pass --text, --file, --file-uid or --template',
+    );
+  }
+
+  const client = await ctx.client();
+  let fileUid = opts.fileUid;
+  if (opts.file !== undefined) {
+    const uploaded = await client.uploadFile(await readUpload(opts.file));
+    fileUid = uploaded.uid;
+    ctx.output.note(`uploaded ${uploaded.filename} as ${uploaded.uid}`);
+  }
+  const fields: SendFields = {
+    ...(opts.text === undefined ? {} : { text: opts.text }),
+    ...(fileUid === undefined ? {} : { file_uid: fileUid }),
+    ...(opts.label === undefined ? {} : { label: opts.label }),
+    ...(opts.template === undefined ? {} : { attachment_template_id: opts.template }),
+    ...(opts.replyTo === undefined ? {} : { reply_to: opts.replyTo }),
+  };
+
+  let accepted: SendResult;
+  if (opts.chat !== undefined) accepted = await client.sendToChat(opts.chat, fields);
+  else if (opts.chatName !== undefined) accepted = await client.sendToChatName({ ...fields, chat_name: opts.chatName });
+  else {
+    const phone = opts.phone as string;
+    accepted = await client.sendToPhone({
+      ...fields,
+      phone,
+      ...(opts.from === undefined ? {} : { messenger_account_phone: opts.from }),
+    });
+  }
+
+  if (!opts.wait || accepted.status === 'Sent' || accepted.status === 'Failed') {
+    ctx.output.result(accepted, sendView(accepted));
+    if (accepted.status === 'Failed') throw failed(accepted.message_uid, null);
+    return;
+  }
+
+  const outcome = await waitForMessage(ctx, client, accepted.message_uid, opts.waitTimeout * 1000);
+  const { message } = outcome;
+  const result = {
+    ...accepted,
+    status: message.status,
+    ...(message.status === 'Failed' ? { failure_reason: message.failure_reason } : {}),
+  };
+  ctx.output.result(result, sendView(result));
+  if (message.status === 'Failed') throw failed(message.uid, message.failure_reason);
+  if (!outcome.final) {
+    throw new CliError(
+      'timeout',
+      `message ${message.uid} is still ${message.status} after ${opts.waitTimeout} s`,
+      `it stays queued and will be sent; check with \`svc messages get ${message.uid}\` or raise --wait-timeout`,
+    );
+  }
+}
+
+function failed(uid: string, reason: string | null): CliError {
+  const hint = (reason === null ? undefined : FAILURE_HINTS[reason]) ?? 'check the recipient and the sending account, then send again';
+  return new CliError(
+    'send_failed',
+    `message ${uid} failed: ${reason ?? 'unknown reason'} (its credits are restored)`,
+    hint,
+  );
+}

@@ -1,0 +1,62 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { EXIT, usageError } from '../errors.js';
+import type { InterruptSignal } from '../io.js';
+import { httpUrl, nonNegativeInt, positiveInt, secondsListToMs } from '../parse.js';
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  dev?: boolean;
+  webhookRetryDelays?: number[];
+  publicUrl?: string;
+  rateLimit?: number;
+}
+
+/** `svc serve`: the engine of a data directory over HTTP until SIGINT/SIGTERM. */
+export function registerServe(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .description('serve the data directory (--data, SVC_HOME) over HTTP: Public API under /api')
+    .option('--port <port>', 'port to listen on; 0 picks a free one', port, 8080)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--dev', 'development mode: webhooks may use http and private addresses')
+    .option('--webhook-retry-delays <seconds>', 'delays before webhook retries, e.g. 5,30', secondsListToMs)
+    .option('--public-url <url>', 'origin used in links the server hands out (QR, downloads)', httpUrl)
+    .option('--rate-limit <n>', 'requests per minute per token', positiveInt)
+    .action(async (opts: ServeFlags) => {
+      if (ctx.globals.baseUrl !== undefined) {
+        throw usageError('svc serve serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
+      }
+      const log = (line: string) => ctx.io.stdout(`${line}\n`);
+      const handle = await ctx.io.serve({
+        port: opts.port,
+        host: opts.host,
+        dataDir: ctx.config().dataDir,
+        dev: opts.dev === true,
+        ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
+        ...(opts.rateLimit === undefined ? {} : { rateLimitPerMinute: opts.rateLimit }),
+        ...(opts.webhookRetryDelays === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelays }),
+        log,
+      });
+      // Subscribe before announcing, so a signal sent right after the line is seen is never missed.
+      let unsubscribe = () => {};
+      const stopped = new Promise<InterruptSignal>((resolve) => {
+        unsubscribe = ctx.io.onInterrupt(resolve);
+      });
+      // Scripts wait for exactly this line, with the real port when --port 0 was asked for.
+      log(`listening on ${new URL(handle.url).origin}`);
+      const signal = await stopped;
+      unsubscribe();
+      log(`${signal}: shutting down`);
+      await handle.close();
+      // Ctrl-C is an interruption (130); SIGTERM is the normal way a supervisor stops a server (0).
+      ctx.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
+    });
+}
+
+function port(value: string): number {
+  const n = nonNegativeInt(value);
+  if (n > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535');
+  return n;
+}

@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { notePage } from '../pagination.js';
+import { positiveInt } from '../parse.js';
+import { accountsTable, templateView, templatesTable, workspaceView } from '../views.js';
+
+/** `svc accounts list`, `svc workspace`, `svc templates list|create`. */
+export function registerWorkspace(program: Command, ctx: CliContext): void {
+  program
+    .command('accounts')
+    .description('messenger accounts of the workspace')
+    .command('list')
+    .description('list connected messenger accounts; the default sender is marked')
+    .action(async () => {
+      const accounts = await (await ctx.client()).listAccounts();
+      ctx.output.result(accounts, accountsTable(accounts));
+    });
+
+  program
+    .command('workspace')
+    .description('show the workspace: plan, seats and messaging quota')
+    .action(async () => {
+      const workspace = await (await ctx.client()).getWorkspace();
+      ctx.output.result(workspace, workspaceView(workspace));
+    });
+
+  const templates = program.command('templates').description('attachment templates');
+  templates
+    .command('list')
+    .description('list attachment templates, 50 a page')
+    .option('--page <n>', 'page number, from 1', positiveInt, 1)
+    .action(async (opts: { page: number }) => {
+      const page = await (await ctx.client()).listTemplates(opts.page);
+      ctx.output.result(page, templatesTable(page));
+      notePage(ctx.output, page, 'svc templates list');
+    });
+  templates
+    .command('create')
+    .description('create an attachment template from an uploaded file')
+    .requiredOption('--name <name>', 'template name')
+    .requiredOption('--file-uid <uid>', 'uid of an uploaded file (`svc files upload PATH`)')
+    .action(async (opts: { name: string; fileUid: string }) => {
+      const template = await (await ctx.client()).createTemplate({ name: opts.name, file_uid: opts.fileUid });
+      ctx.output.result(template, templateView(template));
+    });
+}

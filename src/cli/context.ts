@@ -1,0 +1,142 @@
+import type { Command } from 'commander';
+import type { SvcClient } from '../client/client.js';
+import { ProfileStore, resolveConfig, type ResolvedConfig } from '../client/config.js';
+import { usageError } from './errors.js';
+import type { PromptQuestion, ResolvedIo } from './io.js';
+import { Output } from './output.js';
+
+/** Options every command accepts (defined on the root program). */
+export interface GlobalOptions {
+  json?: boolean;
+  profile?: string;
+  baseUrl?: string;
+  token?: string;
+  data?: string;
+  color?: boolean;
+}
+
+/**
+ * State of one `runCli` call, shared by the commands: parsed global options, resolved configuration, the
+ * output module and the client. Everything is created on first use so `--help` touches nothing.
+ */
+export class CliContext {
+  exitCode = 0;
+  private outputCache: Output | undefined;
+  private storeCache: ProfileStore | undefined;
+  private configCache: ResolvedConfig | undefined;
+  private readonly clients: SvcClient[] = [];
+  private readonly extraSecrets: string[] = [];
+
+  /** The root command, set once the tree is built; global options are read from it after parsing. */
+  program: Command | undefined;
+
+  constructor(
+    readonly io: ResolvedIo,
+    private readonly argv: string[],
+  ) {}
+
+  get globals(): GlobalOptions {
+    return this.program?.opts<GlobalOptions>() ?? {};
+  }
+
+  get output(): Output {
+    if (this.outputCache === undefined) {
+      const noColorEnv = this.io.env['NO_COLOR'];
+      this.outputCache = new Output({
+        // Parse errors happen before options are known; the raw argv still says whether JSON was asked for.
+        json: this.globals.json ?? this.argv.includes('--json'),
+        color: this.globals.color !== false && !this.argv.includes('--no-color') && !(noColorEnv !== undefined && noColorEnv !== ''),
+        stdout: this.io.stdout,
+        stderr: this.io.stderr,
+        stdoutIsTTY: this.io.stdoutIsTTY,
+        stderrIsTTY: this.io.stderrIsTTY,
+      });
+    }
+    return this.outputCache;
+  }
+
+  get profiles(): ProfileStore {
+    this.storeCache ??= new ProfileStore(this.io.env);
+    return this.storeCache;
+  }
+
+  /** The effective configuration; a profile named explicitly must exist. */
+  config(): ResolvedConfig {
+    if (this.configCache === undefined) {
+      const g = this.globals;
+      const resolved = resolveConfig(
+        { profile: g.profile, baseUrl: g.baseUrl, token: g.token, data: g.data },
+        this.io.env,
+        this.profiles,
+      );
+      if (resolved.profileExplicit && !resolved.profileExists) {
+        throw usageError(
+          `profile "${resolved.profileName}" does not exist`,
+          `run \`svc profile list\` to see profiles, or \`svc login --profile ${resolved.profileName}\` to create it`,
+        );
+      }
+      this.configCache = resolved;
+    }
+    return this.configCache;
+  }
+
+  /**
+   * The client for this invocation, local or remote as configured; closed when the command ends.
+   * `remote` bypasses configuration (for `svc login`, which checks values before saving them).
+   */
+  async client(options: { workspaceId?: number; remote?: { baseUrl: string; token: string } } = {}): Promise<SvcClient> {
+    let client: SvcClient;
+    if (options.remote !== undefined) {
+      this.extraSecrets.push(options.remote.token);
+      client = await this.io.createClient({ ...options.remote, dataDir: '' });
+    } else {
+      const config = this.config();
+      if (options.workspaceId !== undefined && config.baseUrl !== undefined) {
+        this.output.warn('--workspace applies to the local engine; a remote instance acts on the workspace of the token');
+      }
+      client = await this.io.createClient({
+        baseUrl: config.baseUrl,
+        token: config.token,
+        dataDir: config.dataDir,
+        workspaceId: options.workspaceId,
+      });
+    }
+    this.clients.push(client);
+    return client;
+  }
+
+  /** Where requests go, for error hints; undefined before configuration is known. */
+  target(): string | undefined {
+    return this.clients[0]?.target ?? this.configCache?.baseUrl;
+  }
+
+  /** Values that must never appear in output unless asked for. */
+  secrets(): Array<string | undefined> {
+    const c = this.configCache;
+    return [
+      this.globals.token,
+      this.io.env['SVC_TOKEN'],
+      this.io.env['SVC_PARTNER_SECRET'],
+      c?.token,
+      c?.partnerSecret,
+      ...this.extraSecrets,
+    ];
+  }
+
+  get canPrompt(): boolean {
+    return this.io.stdinIsTTY && this.io.stdoutIsTTY;
+  }
+
+  /** Asks for a missing required value on a terminal; elsewhere it is a usage error. */
+  async ask(question: PromptQuestion, missing: string): Promise<string> {
+    if (!this.canPrompt) throw usageError(missing);
+    const answer = (await this.io.prompt(question)).trim();
+    if (answer === '') throw usageError(missing);
+    return answer;
+  }
+
+  async close(): Promise<void> {
+    const clients = this.clients.splice(0);
+    await Promise.allSettled(clients.map((client) => client.close()));
+  }
+}

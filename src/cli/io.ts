@@ -1,0 +1,59 @@
+import type { SvcClient } from '../client/client.js';
+import type { ClientConfig } from '../client/create-client.js';
+import type { Engine } from '../engine/engine-api.js';
+
+/** One question put to a human; `password` hides what is typed. */
+export interface PromptQuestion {
+  kind: 'input' | 'password';
+  message: string;
+  default?: string;
+}
+
+/** What `svc serve` starts: see src/http/serve.ts. */
+export interface ServeOptions {
+  port: number;
+  host: string;
+  dataDir: string;
+  dev: boolean;
+  publicUrl?: string;
+  rateLimitPerMinute?: number;
+  webhookRetryDelaysMs?: number[];
+  log: (line: string) => void;
+}
+
+/** A running server. */
+export interface ServeHandle {
+  url: string;
+  close(): Promise<void>;
+}
+
+export type InterruptSignal = 'SIGINT' | 'SIGTERM';
+
+/**
+ * Everything the CLI touches outside itself. Tests pass fakes (captured output, answered prompts, a fake
+ * client); `bin/svc.js` passes the real process. Omitted members fall back to the real implementation.
+ */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  /** Defaults to `stdoutIsTTY`; the send spinner shows only when stderr is a terminal. */
+  stderrIsTTY?: boolean;
+  env: Record<string, string | undefined>;
+  /** Asks a human; only called when stdin and stdout are both terminals. */
+  prompt?: (question: PromptQuestion) => Promise<string>;
+  createClient?: (config: ClientConfig) => Promise<SvcClient>;
+  openEngine?: (opts: { dataDir: string }) => Promise<Engine>;
+  serve?: (opts: ServeOptions) => Promise<ServeHandle>;
+  /**
+   * Lets a long-running command (serve, waiting for delivery) handle Ctrl-C itself; returns an unsubscribe.
+   * While nobody listens, the binary exits with 130 straight away.
+   */
+  onInterrupt?: (handler: (signal: InterruptSignal) => void) => () => void;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+/** CliIo with every optional member filled in. */
+export type ResolvedIo = Required<CliIo>;

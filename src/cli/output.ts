@@ -1,0 +1,112 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import Table from 'cli-table3';
+import type { ReportedError } from './errors.js';
+
+/** How a result reads for a human; `--json` ignores it and prints the data. */
+export type View =
+  | { kind: 'record'; rows: Array<[label: string, value: unknown]> }
+  | { kind: 'table'; head: string[]; rows: unknown[][]; empty: string }
+  | { kind: 'lines'; lines: string[] };
+
+export interface OutputOptions {
+  json: boolean;
+  color: boolean;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+}
+
+const cell = (value: unknown, placeholder: string): string => {
+  if (value === null || value === undefined || value === '') return placeholder;
+  if (Array.isArray(value)) return value.length === 0 ? placeholder : value.join(', ');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+};
+
+/**
+ * The one place that writes results. On a terminal: tables and aligned key-values; piped: plain
+ * tab-separated lines without decoration; with `--json`: the data object on stdout and nothing else.
+ */
+export class Output {
+  readonly json: boolean;
+  /** Colours for stdout; level 0 when colour is off or stdout is not a terminal. */
+  readonly out: ChalkInstance;
+  /** Colours for stderr. */
+  readonly err: ChalkInstance;
+
+  constructor(private readonly options: OutputOptions) {
+    this.json = options.json;
+    this.out = new Chalk({ level: options.color && options.stdoutIsTTY ? 1 : 0 });
+    this.err = new Chalk({ level: options.color && options.stderrIsTTY ? 1 : 0 });
+  }
+
+  get stderrIsTTY(): boolean {
+    return this.options.stderrIsTTY;
+  }
+
+  /** Prints a command's result. */
+  result(data: unknown, view: View): void {
+    if (this.json) {
+      const text = this.options.stdoutIsTTY ? JSON.stringify(data, null, 2) : JSON.stringify(data);
+      this.options.stdout(`${text}\n`);
+      return;
+    }
+    this.options.stdout(this.render(view));
+  }
+
+  /** Human-only remark on stderr (pagination, what happened); silent with --json. */
+  note(text: string): void {
+    if (!this.json) this.options.stderr(`${this.err.dim(text)}\n`);
+  }
+
+  /** A warning on stderr, shown even with --json because it concerns the invocation. */
+  warn(text: string): void {
+    this.options.stderr(`${this.err.yellow('warning:')} ${text}\n`);
+  }
+
+  /** Raw progress text on stderr (spinner frames); callers check `stderrIsTTY` first. */
+  progress(text: string): void {
+    this.options.stderr(text);
+  }
+
+  /**
+   * Reports a failure on stderr. With --json it is one JSON line `{"error":{code,message,hint}}`, so a
+   * script can parse it while stdout stays empty.
+   */
+  error(reported: Pick<ReportedError, 'code' | 'message' | 'hint'>): void {
+    if (this.json) {
+      const body = { code: reported.code, message: reported.message, ...(reported.hint ? { hint: reported.hint } : {}) };
+      this.options.stderr(`${JSON.stringify({ error: body })}\n`);
+      return;
+    }
+    this.options.stderr(`${this.err.red('error:')} ${reported.message}\n`);
+    if (reported.hint) this.options.stderr(`${this.err.dim('hint:')} ${reported.hint}\n`);
+  }
+
+  private render(view: View): string {
+    const tty = this.options.stdoutIsTTY;
+    switch (view.kind) {
+      case 'lines':
+        return view.lines.map((line) => `${line}\n`).join('');
+      case 'record': {
+        if (!tty) return view.rows.map(([label, value]) => `${label}: ${cell(value, '')}\n`).join('');
+        const width = Math.max(...view.rows.map(([label]) => label.length));
+        return view.rows
+          .map(([label, value]) => `${this.out.bold(label.padEnd(width))}  ${cell(value, '-')}\n`)
+          .join('');
+      }
+      case 'table': {
+        if (view.rows.length === 0) return tty ? `${this.out.dim(view.empty)}\n` : '';
+        if (!tty) return view.rows.map((row) => `${row.map((v) => cell(v, '')).join('\t')}\n`).join('');
+        // cli-table3 colours headers itself; switch that off so chalk alone decides (NO_COLOR, --no-color).
+        const table = new Table({
+          head: view.head.map((h) => this.out.bold(h)),
+          style: { head: [], border: [] },
+        });
+        for (const row of view.rows) table.push(row.map((v) => cell(v, '-')));
+        return `${table.toString()}\n`;
+      }
+    }
+  }
+}

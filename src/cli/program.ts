@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { registerAdmin } from './commands/admin.js';
+import { registerChats } from './commands/chats.js';
+import { registerFiles } from './commands/files.js';
+import { registerLogin } from './commands/login.js';
+import { registerMessages } from './commands/messages.js';
+import { registerProfile } from './commands/profile.js';
+import { registerSend } from './commands/send.js';
+import { registerServe } from './commands/serve.js';
+import { registerSim } from './commands/sim.js';
+import { registerWorkspace } from './commands/workspace.js';
+import type { CliContext } from './context.js';
+import { httpUrl } from './parse.js';
+
+// Same relative path from src/cli (tests) and dist/cli (the binary).
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * Builds the command tree for one invocation. Output and exit behaviour are configured on the root
+ * before any subcommand is added, because commander copies them to subcommands only at creation.
+ */
+export function buildProgram(ctx: CliContext, errors: { onCommanderError: (message: string) => void }): Command {
+  const program = new Command('svc');
+  program
+    .description('send messages through connected messenger accounts, on a local engine or a remote instance')
+    .version(VERSION, '--version', 'print the version')
+    .option('--json', 'print the result as JSON on stdout, nothing else')
+    .option('--profile <name>', 'use a saved profile (env SVC_PROFILE)')
+    .option('--base-url <url>', 'Public API of a remote instance, e.g. http://127.0.0.1:8080/api (env SVC_BASE_URL)', httpUrl)
+    .option('--token <token>', 'API token (env SVC_TOKEN)')
+    .option('--data <dir>', 'data directory of the local engine (env SVC_HOME, default ~/.local/share/svc)')
+    .option('--no-color', 'no colours (also NO_COLOR)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => ctx.io.stdout(text),
+      writeErr: (text) => ctx.io.stderr(text),
+      // Parse errors go through the same reporter as every other error (JSON form, hint).
+      outputError: (text) => errors.onCommanderError(text.replace(/^error:\s*/, '').trim()),
+    })
+    .showSuggestionAfterError(true);
+
+  registerSend(program, ctx);
+  registerMessages(program, ctx);
+  registerChats(program, ctx);
+  registerFiles(program, ctx);
+  registerWorkspace(program, ctx);
+  registerSim(program, ctx);
+  registerServe(program, ctx);
+  registerAdmin(program, ctx);
+  registerLogin(program, ctx);
+  registerProfile(program, ctx);
+  return program;
+}

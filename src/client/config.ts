@@ -1,0 +1,146 @@
+import { chmodSync, existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import Conf from 'conf';
+
+/** What one saved profile holds. Field names match the wire style so `profile show --json` reads naturally. */
+export interface Profile {
+  base_url?: string;
+  token?: string;
+  data_dir?: string;
+  partner_base_url?: string;
+  partner_id?: string;
+  partner_secret?: string;
+}
+
+interface StoreShape {
+  current?: string;
+  profiles: Record<string, Profile>;
+}
+
+export const DEFAULT_PROFILE = 'default';
+
+/**
+ * Saved profiles, kept with conf in the user's config directory (`SVC_CONFIG_DIR` overrides it).
+ * The file holds tokens, so it is written with mode 0600.
+ */
+export class ProfileStore {
+  private readonly conf: Conf<StoreShape>;
+
+  constructor(env: Record<string, string | undefined>) {
+    const cwd = env['SVC_CONFIG_DIR'];
+    this.conf = new Conf<StoreShape>({
+      projectName: 'svc',
+      projectSuffix: '',
+      configFileMode: 0o600,
+      // Profile names may contain dots; they are keys, not paths.
+      accessPropertiesByDotNotation: false,
+      ...(cwd === undefined || cwd === '' ? {} : { cwd }),
+    });
+  }
+
+  /** Where the file lives. */
+  get path(): string {
+    return this.conf.path;
+  }
+
+  get current(): string | undefined {
+    return this.conf.get('current');
+  }
+
+  list(): Record<string, Profile> {
+    return { ...(this.conf.get('profiles') ?? {}) };
+  }
+
+  get(name: string): Profile | undefined {
+    return this.list()[name];
+  }
+
+  /** Merges `values` into profile `name`, creating it. */
+  save(name: string, values: Profile): void {
+    const profiles = this.list();
+    profiles[name] = { ...profiles[name], ...values };
+    this.conf.set('profiles', profiles);
+    this.tighten();
+  }
+
+  use(name: string): void {
+    this.conf.set('current', name);
+    this.tighten();
+  }
+
+  // conf applies the mode only when it creates the file; a file made by hand or an older version may be wider.
+  private tighten(): void {
+    if (existsSync(this.conf.path)) chmodSync(this.conf.path, 0o600);
+  }
+}
+
+/** Global flags that take part in configuration. */
+export interface ConfigFlags {
+  profile?: string;
+  baseUrl?: string;
+  token?: string;
+  data?: string;
+}
+
+/** Where a resolved value came from, for `svc profile show` and error messages. */
+export type ConfigSource = 'flag' | 'env' | 'profile' | 'default';
+
+/** The effective configuration of one invocation. */
+export interface ResolvedConfig {
+  profileName: string;
+  /** True when the profile was named by --profile or SVC_PROFILE, so a missing one is an error. */
+  profileExplicit: boolean;
+  profileExists: boolean;
+  baseUrl: string | undefined;
+  token: string | undefined;
+  dataDir: string;
+  partnerBaseUrl: string | undefined;
+  partnerId: string | undefined;
+  partnerSecret: string | undefined;
+  sources: { baseUrl: ConfigSource; token: ConfigSource; dataDir: ConfigSource };
+}
+
+/** The data directory used when nothing names one: `~/.local/share/svc`. */
+export const defaultDataDir = (env: Record<string, string | undefined>): string =>
+  join(env['HOME'] || homedir(), '.local', 'share', 'svc');
+
+const present = (value: string | undefined): value is string => value !== undefined && value !== '';
+
+function pick(
+  flag: string | undefined,
+  envValue: string | undefined,
+  profileValue: string | undefined,
+): { value: string | undefined; source: ConfigSource } {
+  if (present(flag)) return { value: flag, source: 'flag' };
+  if (present(envValue)) return { value: envValue, source: 'env' };
+  if (present(profileValue)) return { value: profileValue, source: 'profile' };
+  return { value: undefined, source: 'default' };
+}
+
+/** Resolves every setting by precedence: flag > environment > profile > default. */
+export function resolveConfig(
+  flags: ConfigFlags,
+  env: Record<string, string | undefined>,
+  store: Pick<ProfileStore, 'current' | 'get'>,
+): ResolvedConfig {
+  const named = pick(flags.profile, env['SVC_PROFILE'], undefined);
+  const profileName = named.value ?? store.current ?? DEFAULT_PROFILE;
+  const profile = store.get(profileName);
+  const p: Profile = profile ?? {};
+  const baseUrl = pick(flags.baseUrl, env['SVC_BASE_URL'], p.base_url);
+  const token = pick(flags.token, env['SVC_TOKEN'], p.token);
+  const dataDir = pick(flags.data, env['SVC_HOME'], p.data_dir);
+  return {
+    profileName,
+    profileExplicit: named.value !== undefined,
+    profileExists: profile !== undefined,
+    baseUrl: baseUrl.value,
+    token: token.value,
+    dataDir: dataDir.value ?? defaultDataDir(env),
+    partnerBaseUrl: pick(undefined, env['SVC_PARTNER_BASE_URL'], p.partner_base_url).value,
+    partnerId: pick(undefined, env['SVC_PARTNER_ID'], p.partner_id).value,
+    partnerSecret: pick(undefined, env['SVC_PARTNER_SECRET'], p.partner_secret).value,
+    sources: { baseUrl: baseUrl.source, token: token.source, dataDir: dataDir.source },
+  };
+}

@@ -1,0 +1,31 @@
+import type { SvcClient } from './client.js';
+
+/** What picks and configures a client: a base URL means a remote instance, otherwise the local engine. */
+export interface ClientConfig {
+  baseUrl?: string | undefined;
+  token?: string | undefined;
+  /** Data directory of the local embedded engine. */
+  dataDir: string;
+  /**
+   * Workspace to act on when the local engine is used without a token (`svc sim ... --workspace WS`).
+   * A remote instance always acts on the token's workspace, so it is not sent there.
+   */
+  workspaceId?: number | undefined;
+}
+
+/**
+ * The one place that decides between the local embedded engine and a remote instance over HTTP.
+ * Both modules load lazily so an HTTP command never opens SQLite and a local one never loads undici.
+ */
+export async function createClient(config: ClientConfig): Promise<SvcClient> {
+  if (config.baseUrl !== undefined && config.baseUrl !== '') {
+    const { createHttpClient } = await import('./http-client.js');
+    return createHttpClient({ baseUrl: config.baseUrl, token: config.token ?? '' });
+  }
+  const { openLocalClient } = await import('./local-client.js');
+  return openLocalClient({
+    dataDir: config.dataDir,
+    ...(config.token === undefined ? {} : { token: config.token }),
+    ...(config.workspaceId === undefined ? {} : { workspaceId: config.workspaceId }),
+  });
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import type { ServeOptions } from '../../src/cli/io.js';
+import type { Engine } from '../../src/engine/engine-api.js';
+import { sampleWorkspace } from './fake-client.js';
+import { interrupts, runSvc } from './run-cli.js';
+
+/** Just enough of an Engine for admin commands; records calls and whether it was closed. */
+function fakeEngine() {
+  const calls: unknown[] = [];
+  const state = { closed: false, dataDir: '' };
+  const engine = {
+    admin: {
+      createWorkspace: (input: unknown) => (calls.push(['create', input]), { workspace_id: 2, token: 'tok-new-ws' }),
+      updateWorkspace: (id: number, input: unknown) => (calls.push(['update', id, input]), sampleWorkspace()),
+    },
+    close: async () => {
+      state.closed = true;
+    },
+  } as unknown as Engine;
+  const open = async (opts: { dataDir: string }) => {
+    state.dataDir = opts.dataDir;
+    return engine;
+  };
+  return { open, calls, state };
+}
+
+describe('svc admin', () => {
+  it('admin workspace create: --json prints workspace_id and token, then closes the engine', async () => {
+    const engine = fakeEngine();
+    const run = await runSvc(['admin', 'workspace', 'create', '--data', '/tmp/d', '--name', 'Acme', '--quota', '50', '--json'], {
+      io: { openEngine: engine.open },
+    });
+    expect(run.code).toBe(0);
+    expect(run.json()).toEqual({ workspace_id: 2, token: 'tok-new-ws' });
+    expect(engine.calls).toEqual([['create', { name: 'Acme', quota: 50 }]]);
+    expect(engine.state).toEqual({ closed: true, dataDir: '/tmp/d' });
+  });
+
+  it('admin workspace update: passes quota, plan and send interval', async () => {
+    const engine = fakeEngine();
+    const argv = ['admin', 'workspace', 'update', '2', '--data', '/tmp/d', '--quota', '10', '--plan', 'business', '--send-interval', '500'];
+    const run = await runSvc(argv, { io: { openEngine: engine.open } });
+    expect(run.code).toBe(0);
+    expect(engine.calls).toEqual([['update', 2, { quota: 10, plan: 'business', send_interval_ms: 500 }]]);
+    await runSvc(['admin', 'workspace', 'update', '2', '--send-interval', 'default'], { io: { openEngine: engine.open } });
+    expect(engine.calls[1]).toEqual(['update', 2, { send_interval_ms: null }]);
+  });
+
+  it('admin: rejects --base-url, an unknown plan and an empty update with exit 2', async () => {
+    const engine = fakeEngine();
+    const remote = await runSvc(['admin', 'workspace', 'create', '--name', 'X', '--base-url', 'http://127.0.0.1:1/api'], {
+      io: { openEngine: engine.open },
+    });
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toContain('data directory');
+    expect((await runSvc(['admin', 'workspace', 'update', '2', '--plan', 'gold'], { io: { openEngine: engine.open } })).code).toBe(2);
+    expect((await runSvc(['admin', 'workspace', 'update', '2'], { io: { openEngine: engine.open } })).code).toBe(2);
+    expect(engine.calls).toEqual([]);
+  });
+});
+
+describe('svc serve', () => {
+  it('serve: prints "listening on" with the real port, and closes on SIGTERM with exit 0', async () => {
+    const signals = interrupts();
+    let options: ServeOptions | undefined;
+    let closed = false;
+    const serve = async (opts: ServeOptions) => {
+      options = opts;
+      setTimeout(() => signals.fire('SIGTERM'), 5);
+      return { url: 'http://127.0.0.1:43210/api', close: async () => void (closed = true) };
+    };
+    const run = await runSvc(
+      ['serve', '--port', '0', '--data', '/tmp/srv', '--dev', '--webhook-retry-delays', '5,30', '--rate-limit', '100', '--public-url', 'http://127.0.0.1:9'],
+      { io: { serve, onInterrupt: signals.onInterrupt } },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('\n')[0]).toBe('listening on http://127.0.0.1:43210');
+    expect(closed).toBe(true);
+    expect(options).toMatchObject({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: '/tmp/srv',
+      dev: true,
+      webhookRetryDelaysMs: [5000, 30000],
+      rateLimitPerMinute: 100,
+      publicUrl: 'http://127.0.0.1:9',
+    });
+  });
+
+  it('serve: Ctrl-C closes the server and exits 130', async () => {
+    const signals = interrupts();
+    let closed = false;
+    const serve = async () => {
+      setTimeout(() => signals.fire('SIGINT'), 5);
+      return { url: 'http://127.0.0.1:8080', close: async () => void (closed = true) };
+    };
+    const run = await runSvc(['serve'], { io: { serve, onInterrupt: signals.onInterrupt } });
+    expect(run.code).toBe(130);
+    expect(closed).toBe(true);
+  });
+
+  it('serve: rejects a bad port or retry list with exit 2', async () => {
+    const serve = async () => Promise.reject(new Error('must not start'));
+    expect((await runSvc(['serve', '--port', '70000'], { io: { serve } })).code).toBe(2);
+    expect((await runSvc(['serve', '--webhook-retry-delays', '5,,30'], { io: { serve } })).code).toBe(2);
+  });
+});
