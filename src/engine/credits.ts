@@ -44,8 +44,11 @@ export function restoreCredits(store: WorkspaceStore, workspaceId: number, messa
   if (store.isRestored(messageId)) return;
   const row = store.byId(workspaceId);
   if (row === undefined) return;
-  // After a period reset the debit is already gone; never push `used` below zero.
-  const delta = Math.min(credits, row.quota_used);
+  const current = rollQuotaPeriod(store, row, now);
+  // A debit of an earlier period was wiped by its reset: giving it back would free credits of this one.
+  const debitedAt = store.debitedAt(messageId);
+  const inPeriod = debitedAt !== undefined && debitedAt >= current.quota_period_start;
+  const delta = inPeriod ? Math.min(credits, current.quota_used) : 0;
   store.addUsed(workspaceId, -delta);
   store.recordCredit(workspaceId, messageId, -delta, 'restore', now);
 }

@@ -17,11 +17,11 @@ export function createJobStore(db: Db) {
     `INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) VALUES (@kind, @refId, @queueKey, @runAt, @now)`,
   );
   // A send job is due when its own time has come, nobody holds a live lease on it, and its account's
-  // spacing slot is open. Jobs of one account go out in acceptance order.
+  // spacing slot is open and its syncing is not suspended. Jobs of one account go out in acceptance order.
   const dueSend = db.prepare<{ now: number }, JobRow>(
     `SELECT j.* FROM jobs j JOIN messenger_accounts a ON a.id = j.queue_key
      WHERE j.kind = 'send' AND j.run_at <= @now AND (j.lease_until IS NULL OR j.lease_until <= @now)
-       AND a.next_send_at <= @now
+       AND a.next_send_at <= @now AND a.status <> 'suspended'
        AND j.id = (SELECT MIN(j2.id) FROM jobs j2 WHERE j2.kind = 'send' AND j2.queue_key = j.queue_key)
      ORDER BY j.id LIMIT 1`,
   );
@@ -30,7 +30,7 @@ export function createJobStore(db: Db) {
   const removeByRef = db.prepare('DELETE FROM jobs WHERE kind = ? AND ref_id = ?');
   const nextSendTime = db.prepare<[], { t: number | null }>(
     `SELECT MIN(MAX(j.run_at, a.next_send_at, COALESCE(j.lease_until, 0))) AS t
-     FROM jobs j JOIN messenger_accounts a ON a.id = j.queue_key WHERE j.kind = 'send'`,
+     FROM jobs j JOIN messenger_accounts a ON a.id = j.queue_key WHERE j.kind = 'send' AND a.status <> 'suspended'`,
   );
   const count = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM jobs WHERE kind = ?');
 

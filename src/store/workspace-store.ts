@@ -48,6 +48,9 @@ export function createWorkspaceStore(db: Db) {
   const hasRestore = db.prepare<[number], { one: number }>(
     `SELECT 1 AS one FROM credit_ledger WHERE message_id = ? AND reason = 'restore'`,
   );
+  const debitedAt = db.prepare<[number], { created_at: number }>(
+    `SELECT created_at FROM credit_ledger WHERE message_id = ? AND reason = 'debit'`,
+  );
   const insertToken = db.prepare(
     'INSERT INTO api_tokens (workspace_id, token_hash, token, created_at) VALUES (?, ?, ?, ?)',
   );
@@ -75,6 +78,7 @@ export function createWorkspaceStore(db: Db) {
     recordCredit: (workspaceId: number, messageId: number | null, delta: number, reason: string, now: number) =>
       void ledger.run(workspaceId, messageId, delta, reason, now),
     isRestored: (messageId: number): boolean => hasRestore.get(messageId) !== undefined,
+    debitedAt: (messageId: number): number | undefined => debitedAt.get(messageId)?.created_at,
     insertToken: (workspaceId: number, hash: Buffer, token: string, now: number): void =>
       void insertToken.run(workspaceId, hash, token, now),
     tokenByHash: (hash: Buffer) => tokenByHash.get(hash),

@@ -62,7 +62,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = randomU
   const complete = (claimed: ClaimedSend, outcome: DeliveryOutcome): void =>
     inWriteTransaction(ctx.db, () => {
       const current = ctx.stores.messages.byId(claimed.message.id);
-      ctx.stores.jobs.remove(claimed.jobId);
+      // By message, not job id: SQLite reuses a deleted job's rowid, so a late finisher could hit a newer job.
+      ctx.stores.jobs.removeByRef('send', claimed.message.id);
       if (current === undefined || current.status === 'Sent' || current.status === 'Failed') return;
       const now = ctx.clock.now();
       const workspaceId = current.workspace_id;

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { expectSvcError } from '../support/engine-fixtures.js';
+import { testEngine } from '../support/test-engine.js';
+
+const A = '+15550005001';
+const B = '+15550005002';
+
+/** A workspace without the Local sender, so the accounts under test are the only ones. */
+function bareWorkspace() {
+  const t = testEngine();
+  const { workspace_id } = t.engine.admin.createWorkspace({ name: 'Bare' });
+  return { ...t, ws: workspace_id, api: t.engine.workspace(workspace_id), sim: t.engine.sim(workspace_id) };
+}
+
+const senderOf = (t: ReturnType<typeof bareWorkspace>, phone: string) =>
+  t.api.getMessage(t.api.sendToPhone({ phone, text: 'Hi' }).message_uid).messenger_account_phone;
+
+describe('accounts: default sender', () => {
+  it('sendToPhone: the most recently connected account sends; reconnecting makes it the default again', () => {
+    const t = bareWorkspace();
+    t.sim.connect({ phone: A });
+    expect(senderOf(t, '+14155550001')).toBe(A);
+    t.clock.advance(1000);
+    t.sim.connect({ phone: B });
+    expect(senderOf(t, '+14155550002')).toBe(B);
+    t.clock.advance(1000);
+    t.sim.connect({ phone: A });
+    expect(senderOf(t, '+14155550003')).toBe(A);
+    expect(t.api.listAccounts().filter((a) => a.is_default_sender).map((a) => a.phone)).toEqual([A]);
+  });
+
+  it('sendToPhone: a disconnected default gives way to the next connected account', () => {
+    const t = bareWorkspace();
+    t.sim.connect({ phone: A });
+    t.clock.advance(1000);
+    t.sim.connect({ phone: B });
+    t.sim.disconnect(B);
+    expect(senderOf(t, '+14155550001')).toBe(A);
+  });
+
+  it('sendToPhone: messenger_account_phone picks that account; an unknown one is not_found', () => {
+    const t = bareWorkspace();
+    t.sim.connect({ phone: A });
+    t.clock.advance(1000);
+    t.sim.connect({ phone: B });
+    const sent = t.api.sendToPhone({ phone: '+14155550001', text: 'Hi', messenger_account_phone: A });
+    expect(t.api.getMessage(sent.message_uid).messenger_account_phone).toBe(A);
+    expectSvcError(() => t.api.sendToPhone({ phone: '+14155550001', text: 'Hi', messenger_account_phone: '+15550009999' }), 'not_found');
+  });
+
+  it("sendToPhone: another workspace's account is not_found", () => {
+    const t = bareWorkspace();
+    t.sim.connect({ phone: A });
+    expectSvcError(
+      () => t.engine.workspace(t.local.workspace_id).sendToPhone({ phone: '+14155550001', text: 'Hi', messenger_account_phone: A }),
+      'not_found',
+    );
+  });
+
+  it('sendToPhone: no connected account -> conflict', () => {
+    const t = bareWorkspace();
+    expectSvcError(() => t.api.sendToPhone({ phone: '+14155550001', text: 'Hi' }), 'conflict');
+    t.sim.connect({ phone: A });
+    t.sim.disconnect(A);
+    expect(expectSvcError(() => t.api.sendToPhone({ phone: '+14155550001', text: 'Hi' }), 'conflict').status).toBe(409);
+    expect(t.api.getWorkspace().messaging_quota.used).toBe(0);
+  });
+});
+
+describe('chats: names and lookup', () => {
+  it('sim receive: contacts with the same name get "Alice", "Alice (2)", "Alice (3)"', () => {
+    const t = bareWorkspace();
+    t.sim.connect({ phone: A });
+    t.sim.connect({ phone: B });
+    const names = [
+      { from: '+4915110000001', to: A },
+      { from: '+4915110000002', to: B },
+      { from: '+4915110000003', to: A },
+    ].map((m) => t.api.getChat(t.sim.receive({ ...m, text: 'Hi', contact_name: 'Alice' }).chat_id).name);
+    expect(names).toEqual(['Alice', 'Alice (2)', 'Alice (3)']);
+  });
+
+  it('sendToPhone: a second send to the same phone reuses its chat, however the number is written', () => {
+    const t = bareWorkspace();
+    t.sim.connect({ phone: A });
+    const first = t.api.sendToPhone({ phone: '+14155550123', text: 'one' });
+    const second = t.api.sendToPhone({ phone: '+1 (415) 555-0123', text: 'two' });
+    expect(second.chat_id).toBe(first.chat_id);
+    expect(t.api.listChats(1).items).toHaveLength(1);
+    expect(t.api.listChatMessages(first.chat_id, 1).items.map((m) => m.text)).toEqual(['one', 'two']);
+  });
+
+  it('sendToChatName: finds the chat by exact name; another spelling is not_found', () => {
+    const t = bareWorkspace();
+    t.sim.connect({ phone: A });
+    const { chat_id } = t.sim.receive({ from: '+4915110000001', to: A, text: 'Hi', contact_name: 'Alice' });
+    const sent = t.api.sendToChatName({ chat_name: 'Alice', text: 'Hello Alice' });
+    expect(sent.chat_id).toBe(chat_id);
+    expect(t.api.getMessage(sent.message_uid)).toMatchObject({ contact_phone: '+4915110000001', messenger_account_phone: A });
+    expectSvcError(() => t.api.sendToChatName({ chat_name: 'alice', text: 'x' }), 'not_found');
+    expectSvcError(() => t.api.sendToChatName({ chat_name: 'Bob', text: 'x' }), 'not_found');
+  });
+
+  it("sendToChat: by id; a chat of another workspace is not_found", () => {
+    const t = bareWorkspace();
+    t.sim.connect({ phone: A });
+    const { chat_id } = t.api.sendToPhone({ phone: '+14155550123', text: 'one' });
+    expect(t.api.sendToChat(chat_id, { text: 'two' }).chat_id).toBe(chat_id);
+    const other = t.engine.workspace(t.local.workspace_id);
+    expectSvcError(() => other.sendToChat(chat_id, { text: 'intruder' }), 'not_found');
+    expect(t.api.listChatMessages(chat_id, 1).items).toHaveLength(2);
+  });
+});
