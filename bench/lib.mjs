@@ -1,0 +1,45 @@
+// Helpers shared by the bench scripts: child servers on loopback and bounded autocannon runs.
+import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+
+/** Starts a child process and resolves with its URL once it prints `listening on URL`. */
+export function startServer(command, args, env = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
+    const onData = (chunk) => {
+      out += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1], child, stop: () => stopChild(child) });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (c) => (out += c));
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+}
+
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+  });
+}
+
+/** One bounded load run: `seconds` long, `connections` at once, on loopback only. */
+export async function load({ url, seconds, connections, headers, body, method = 'POST' }) {
+  const result = await autocannon({ url, method, duration: seconds, connections, headers, body });
+  return {
+    requests_per_second: Math.round(result.requests.average),
+    latency_p50_ms: result.latency.p50,
+    latency_p99_ms: result.latency.p99,
+    total_requests: result.requests.total,
+    non_2xx: result.non2xx,
+    errors: result.errors,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Builds the HTTP server over an Engine, without listening (tests use `inject`, `serve` listens).
+ * Layout of DESIGN.md section 3: `/api` Public API, `/files` pre-signed downloads, `/sim` network controls,
+ * `/healthz`. Later areas (`/partner`) and Public API groups (webhooks) plug in through `areas` and
+ * `apiRouteGroups`, or by joining the default lists in this folder.
+ */
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import type { Engine } from '../engine/engine-api.js';
+import { SvcError } from '../engine/errors.js';
+import { decorateAuth } from './auth.js';
+import { downloadRoutes } from './download-routes.js';
+import { type InternalErrorListener, buildErrorHandler, notFoundHandler, redactUrl } from './errors.js';
+import { PUBLIC_API_ROUTE_GROUPS, publicApiPlugin } from './public-api-plugin.js';
+import type { RouteContext, RouteGroup } from './route-context.js';
+import { simRoutes } from './sim-routes.js';
+import { formatValidationErrors, validatorCompiler } from './validation.js';
+
+/** An area of the server with its own prefix and authentication, e.g. `{ prefix: '/partner', plugin }`. */
+export interface ServerArea {
+  prefix: string;
+  plugin: FastifyPluginAsync<RouteContext>;
+}
+
+/** Options of `buildServer`. */
+export interface BuildServerOptions {
+  engine: Engine;
+  /** Origin for links handed out (`--public-url`); default: the request's protocol and Host. */
+  publicUrl?: string | undefined;
+  /** Requests a minute per token (per client address without a valid token); 0 turns limiting off. */
+  rateLimitPerMinute?: number | undefined;
+  /** Largest JSON body, in bytes. */
+  bodyLimitBytes?: number | undefined;
+  /** Largest upload to `/api/files_upload`, in bytes. */
+  fileLimitBytes?: number | undefined;
+  /** Log requests as JSON lines (pino), with Authorization headers and signatures redacted. */
+  logger?: boolean | undefined;
+  /** Called with each unexpected (500) error, e.g. to log it. */
+  onInternalError?: InternalErrorListener | undefined;
+  /** More Public API route groups, mounted inside `/api` after the built-in ones. */
+  apiRouteGroups?: readonly RouteGroup[] | undefined;
+  /** More top-level areas, mounted after the built-in ones. */
+  areas?: readonly ServerArea[] | undefined;
+}
+
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Builds the Fastify instance serving `engine`; call `listen` or `inject` on it. */
+export function buildServer(opts: BuildServerOptions): FastifyInstance {
+  const app = Fastify({
+    logger: opts.logger === true ? loggerOptions : false,
+    bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    // Our own 503 below carries the error body; Fastify's would not.
+    return503OnClosing: false,
+    schemaErrorFormatter: formatValidationErrors,
+    routerOptions: { maxParamLength: 256 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(buildErrorHandler(opts.onInternalError));
+  app.setNotFoundHandler(notFoundHandler);
+  decorateAuth(app);
+
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    // Requests that still arrive on kept-alive connections while draining: refuse and drop the connection.
+    reply.header('connection', 'close');
+    done(new SvcError('unavailable', 'The server is shutting down', { hint: 'retry against another instance' }));
+  });
+
+  const perMinute = opts.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+  if (perMinute > 0) {
+    app.register(rateLimit, {
+      max: perMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) => request.rateLimitKey ?? `ip:${request.ip}`,
+      errorResponseBuilder: (_request, context) =>
+        new SvcError('rate_limit_exceeded', `Rate limit of ${context.max} requests a minute exceeded; retry in ${context.after}`),
+    });
+  }
+
+  const ctx: RouteContext = { engine: opts.engine, publicUrl: opts.publicUrl, fileLimitBytes: opts.fileLimitBytes };
+  app.register(healthRoutes);
+  app.register(publicApiPlugin, {
+    prefix: '/api',
+    ...ctx,
+    groups: [...PUBLIC_API_ROUTE_GROUPS, ...(opts.apiRouteGroups ?? [])],
+  });
+  app.register(downloadRoutes, { prefix: '/files', ...ctx });
+  app.register(simRoutes, { prefix: '/sim', ...ctx });
+  for (const area of opts.areas ?? []) app.register(area.plugin, { prefix: area.prefix, ...ctx });
+  return app;
+}
+
+/** Liveness: answers while the server accepts work; the closing hook above turns it into a 503. */
+const healthRoutes: FastifyPluginAsync = async (app) => {
+  app.get('/healthz', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
+};
+
+const loggerOptions: FastifyServerOptions['logger'] = {
+  level: 'info',
+  redact: ['req.headers.authorization', 'req.headers.cookie'],
+  serializers: {
+    req: (request: { method: string; url: string; ip?: string }) => ({
+      method: request.method,
+      url: redactUrl(request.url),
+      remoteAddress: request.ip,
+    }),
+  },
+};

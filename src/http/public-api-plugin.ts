@@ -1,0 +1,39 @@
+/**
+ * The Public API area, mounted at `/api`: bearer auth, its OpenAPI document, and its route groups.
+ * Route groups registered here inherit the auth hooks and appear in `/api/openapi.json`.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { useBearerAuth } from './auth.js';
+import { registerOpenApi } from './openapi.js';
+import { publicChatsRoutes } from './public-chats-routes.js';
+import { publicFilesRoutes } from './public-files-routes.js';
+import { publicMessagesRoutes } from './public-messages-routes.js';
+import { publicWorkspaceRoutes } from './public-workspace-routes.js';
+import type { RouteContext, RouteGroup } from './route-context.js';
+
+/** The Public API's own route groups. The webhooks group joins this list (or comes via `apiRouteGroups`). */
+export const PUBLIC_API_ROUTE_GROUPS: readonly RouteGroup[] = [
+  publicMessagesRoutes,
+  publicChatsRoutes,
+  publicFilesRoutes,
+  publicWorkspaceRoutes,
+];
+
+/** Options of the `/api` area: the route context plus the groups to serve. */
+export interface PublicApiOptions extends RouteContext {
+  groups: readonly RouteGroup[];
+}
+
+/** Mounts the Public API in its own scope. */
+export const publicApiPlugin: FastifyPluginAsync<PublicApiOptions> = async (app, options) => {
+  // Pass on the route context only: `options` also holds this plugin's own `prefix`, which groups must not repeat.
+  const ctx: RouteContext = { engine: options.engine, publicUrl: options.publicUrl, fileLimitBytes: options.fileLimitBytes };
+  useBearerAuth(app, ctx.engine);
+  await registerOpenApi(app, {
+    title: 'svc Public API',
+    version: '1.3.0',
+    description: 'Send and receive messages through connected messenger accounts.',
+    basePath: '/api',
+  });
+  for (const group of options.groups) await app.register(group, ctx);
+};

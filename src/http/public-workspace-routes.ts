@@ -1,0 +1,63 @@
+/** Public API: the workspace, its messenger accounts and its attachment templates. */
+import type { TemplateCreateInput } from '../client/types.js';
+import { type RouteGroup, ok, workspaceApi } from './route-context.js';
+import { type PageQuery, pageOf, pageQuery, responses } from './schemas/common-schemas.js';
+import { accountSchema, templateSchema, workspaceSchema } from './schemas/dto-schemas.js';
+import { templateCreateBody } from './schemas/input-schemas.js';
+
+/** GET /messenger_accounts, GET /workspace, GET/POST /attachment_templates. */
+export const publicWorkspaceRoutes: RouteGroup = async (app, ctx) => {
+  app.get(
+    '/messenger_accounts',
+    {
+      schema: {
+        tags: ['workspace'],
+        operationId: 'listMessengerAccounts',
+        summary: 'List connected messenger accounts; the default sender is the most recently connected',
+        response: responses({ type: 'array', items: accountSchema }),
+      },
+    },
+    async (request) => ok(workspaceApi(ctx, request).listAccounts()),
+  );
+
+  app.get(
+    '/workspace',
+    {
+      schema: {
+        tags: ['workspace'],
+        operationId: 'getWorkspace',
+        summary: 'Get the workspace: plan, seats and messaging quota',
+        response: responses(workspaceSchema),
+      },
+    },
+    async (request) => ok(workspaceApi(ctx, request).getWorkspace()),
+  );
+
+  app.get<{ Querystring: PageQuery }>(
+    '/attachment_templates',
+    {
+      schema: {
+        tags: ['attachment templates'],
+        operationId: 'listAttachmentTemplates',
+        summary: 'List attachment templates, 50 a page',
+        querystring: pageQuery,
+        response: responses(pageOf(templateSchema)),
+      },
+    },
+    async (request) => ok(workspaceApi(ctx, request).listTemplates(request.query.page)),
+  );
+
+  app.post<{ Body: TemplateCreateInput }>(
+    '/attachment_templates',
+    {
+      schema: {
+        tags: ['attachment templates'],
+        operationId: 'createAttachmentTemplate',
+        summary: 'Create an attachment template from an uploaded file',
+        body: templateCreateBody,
+        response: responses(templateSchema),
+      },
+    },
+    async (request) => ok(workspaceApi(ctx, request).createTemplate(request.body)),
+  );
+};

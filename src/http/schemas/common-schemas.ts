@@ -1,0 +1,81 @@
+/**
+ * Schemas shared by every route: the `{status, data}` envelope, the error body, list paging and path ids.
+ * Plain JSON Schema objects, so Fastify validates with them and @fastify/swagger documents them.
+ */
+
+/** JSON Schema as route definitions hold it. */
+export type JsonSchema = Record<string, unknown>;
+
+/** The error body of SPEC.md 2.3 plus the stable `error_code` of DESIGN.md section 4. */
+export const errorBodySchema = {
+  type: 'object',
+  description: 'Error body',
+  required: ['status', 'message', 'error_code'],
+  properties: {
+    status: { type: 'string', enum: ['error'] },
+    message: { type: 'string' },
+    error_code: { type: 'string' },
+  },
+} as const;
+
+/** `{ "status": "ok", "data": <data> }`. */
+export const envelope = (data: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['status', 'data'],
+  properties: { status: { type: 'string', enum: ['ok'] }, data },
+});
+
+/** A page of a list (DESIGN.md section 4: 50 a page, `has_more_pages`). */
+export const pageOf = (item: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['items', 'page', 'has_more_pages'],
+  properties: {
+    items: { type: 'array', items: item },
+    page: { type: 'integer' },
+    has_more_pages: { type: 'boolean' },
+  },
+});
+
+/** A 401 carries no body (SPEC.md section 5). */
+const noBody = { description: 'Token missing or invalid; no body', type: 'null' } as const;
+
+/**
+ * The `response` map of an authenticated route: the envelope on 200, the error body on any other 4xx/5xx.
+ * Declaring the 200 schema also makes Fastify serialise with fast-json-stringify, dropping stray fields.
+ */
+export const responses = (data: JsonSchema): Record<string, JsonSchema> => ({
+  200: envelope(data),
+  401: noBody,
+  '4xx': errorBodySchema,
+  '5xx': errorBodySchema,
+});
+
+/** Numeric ids in paths: integers from 1 (a non-integer is a 400, not a 404). */
+export const idParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+} as const;
+
+/** A uid in a path. Its format is the engine's business; here only its length is bounded. */
+export const uidParams = {
+  type: 'object',
+  required: ['uid'],
+  properties: { uid: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+/** `?page=N`, from 1, default 1. */
+export const pageQuery = {
+  type: 'object',
+  properties: { page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 } },
+} as const;
+
+export interface IdParams {
+  id: number;
+}
+export interface UidParams {
+  uid: string;
+}
+export interface PageQuery {
+  page: number;
+}

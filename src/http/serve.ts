@@ -1,0 +1,100 @@
+/**
+ * `svc serve`: opens the engine on a data directory, starts its workers, and serves it over HTTP.
+ * Shutdown order matters: stop taking requests and drain them first, then stop the workers (which finish
+ * the job in hand), then close the database, so nothing acknowledged is lost.
+ */
+import type { AddressInfo } from 'node:net';
+import { openEngine } from '../engine/open-engine.js';
+import { SvcError } from '../engine/errors.js';
+import { buildServer } from './build-server.js';
+
+/** Options of `serve`, as the CLI's `svc serve` passes them. */
+export interface ServeOptions {
+  port: number;
+  host: string;
+  dataDir: string;
+  dev: boolean;
+  publicUrl?: string | undefined;
+  rateLimitPerMinute?: number | undefined;
+  webhookRetryDelaysMs?: number[] | undefined;
+  /** How long a claimed send job stays leased before another process may take it over (engine default 30 s). */
+  sendLeaseMs?: number | undefined;
+  /** In-flight requests get this long to finish on close before their connections are cut. */
+  drainTimeoutMs?: number | undefined;
+  log: (line: string) => void;
+}
+
+/** A running server. `close` is idempotent. */
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
+/** Serves the engine of `opts.dataDir` until `close()` is called. */
+export async function serve(opts: ServeOptions): Promise<RunningServer> {
+  const engine = openEngine({
+    dataDir: opts.dataDir,
+    dev: opts.dev,
+    ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
+    ...(opts.webhookRetryDelaysMs === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelaysMs }),
+    ...(opts.sendLeaseMs === undefined ? {} : { sendLeaseMs: opts.sendLeaseMs }),
+  });
+  engine.workers.start();
+  const app = buildServer({
+    engine,
+    publicUrl: opts.publicUrl,
+    rateLimitPerMinute: opts.rateLimitPerMinute,
+    onInternalError: (error, request) =>
+      opts.log(`error ${request.method} ${request.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+  });
+
+  try {
+    await app.listen({ port: opts.port, host: opts.host });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    await engine.workers.stop();
+    await engine.close();
+    throw listenError(error, opts);
+  }
+
+  const { port } = app.server.address() as AddressInfo;
+  const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`;
+  // No "listening on" line here: `svc serve` prints it itself once its signal handlers are in place, so a
+  // script that signals right after reading the line always gets a graceful shutdown.
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      const drain = setTimeout(() => app.server.closeAllConnections(), opts.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(drain);
+        await engine.workers.stop();
+        await engine.close();
+      }
+    })();
+    return closed;
+  };
+  return { url, close };
+}
+
+const listenError = (error: unknown, opts: ServeOptions): SvcError => {
+  const code = (error as { code?: string }).code;
+  const where = `${opts.host}:${opts.port}`;
+  if (code === 'EADDRINUSE') {
+    return new SvcError('unavailable', `Cannot listen on ${where}: the address is already in use`, {
+      hint: 'pick another --port, or --port 0 for a free one',
+      cause: error,
+    });
+  }
+  if (code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    return new SvcError('unavailable', `Cannot listen on ${where} (${code})`, {
+      hint: 'use a port above 1024 and an address of this machine, e.g. --host 127.0.0.1',
+      cause: error,
+    });
+  }
+  return new SvcError('unavailable', `Cannot listen on ${where}`, { cause: error });
+};

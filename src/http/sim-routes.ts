@@ -1,0 +1,59 @@
+/** `/sim/...`: controls of the simulated messenger network, authenticated with the workspace token. */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { SimConnectInput, SimReactInput, SimReceiveInput } from '../client/types.js';
+import type { SimApi } from '../engine/engine-api.js';
+import { useBearerAuth, workspaceIdOf } from './auth.js';
+import { type RouteContext, ok } from './route-context.js';
+import { responses } from './schemas/common-schemas.js';
+import {
+  simAccountSchema,
+  simReactSchema,
+  simReceiveSchema,
+  simUnreachableSchema,
+} from './schemas/dto-schemas.js';
+import {
+  type PhoneParams,
+  phoneParams,
+  simConnectBody,
+  simReactBody,
+  simReceiveBody,
+  simUnreachableBody,
+} from './schemas/input-schemas.js';
+
+/** Mounted at `/sim`. */
+export const simRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => {
+  useBearerAuth(app, ctx.engine);
+  const sim = (request: FastifyRequest): SimApi => ctx.engine.sim(workspaceIdOf(request));
+
+  app.post<{ Body: SimConnectInput }>(
+    '/accounts/connect',
+    { schema: { body: simConnectBody, response: responses(simAccountSchema) } },
+    async (request) => ok(sim(request).connect(request.body)),
+  );
+
+  app.post<{ Body: SimReceiveInput }>(
+    '/messages',
+    { schema: { body: simReceiveBody, response: responses(simReceiveSchema) } },
+    async (request) => ok(sim(request).receive(request.body)),
+  );
+
+  app.post<{ Body: SimReactInput }>(
+    '/reactions',
+    { schema: { body: simReactBody, response: responses(simReactSchema) } },
+    async (request) => ok(sim(request).react(request.body)),
+  );
+
+  for (const action of ['disconnect', 'suspend', 'resume'] as const) {
+    app.post<{ Params: PhoneParams }>(
+      `/accounts/:phone/${action}`,
+      { schema: { params: phoneParams, response: responses(simAccountSchema) } },
+      async (request) => ok(sim(request)[action](request.params.phone)),
+    );
+  }
+
+  app.put<{ Params: PhoneParams; Body: { unreachable: boolean } }>(
+    '/numbers/:phone/unreachable',
+    { schema: { params: phoneParams, body: simUnreachableBody, response: responses(simUnreachableSchema) } },
+    async (request) => ok(sim(request).setUnreachable(request.params.phone, request.body.unreachable)),
+  );
+};
