@@ -8,15 +8,27 @@ export const ACCOUNT_EVENTS = [
   'messenger:account:resumed',
 ] as const;
 
+/** Partner webhook events (DESIGN.md 5); they go to the partner that owns the workspace. */
+export const PARTNER_EVENTS = [
+  'messenger_account:connected',
+  'messenger_account:disconnected',
+  'api-token:rotated',
+  'workspace:quota_near_full',
+  'workspace:quota_full',
+  'workspace:seats_full',
+] as const;
+
 export type MessageEventType = (typeof MESSAGE_EVENTS)[number];
 export type ChatEventType = (typeof CHAT_EVENTS)[number];
 export type AccountEventType = (typeof ACCOUNT_EVENTS)[number];
+export type PartnerEventType = (typeof PARTNER_EVENTS)[number];
 
 /** Something that happened, by reference; the sink builds its payload inside the same transaction. */
 export type DomainEvent =
   | { type: MessageEventType; workspaceId: number; messageId: number }
   | { type: ChatEventType; workspaceId: number; chatId: number }
-  | { type: AccountEventType; workspaceId: number; accountId: number };
+  | { type: AccountEventType; workspaceId: number; accountId: number }
+  | { type: PartnerEventType; partnerId: number; workspaceId: number; data: Record<string, unknown> };
 
 /**
  * Receives every domain event inside the write transaction that caused it, so an outbox written here

@@ -1,4 +1,6 @@
 import { CORE_SCHEMA } from './001-core.js';
+import { WEBHOOKS_SCHEMA } from './002-webhooks.js';
+import { PARTNER_SCHEMA } from './003-partner.js';
 
 export interface Migration {
   version: number;
@@ -7,4 +9,8 @@ export interface Migration {
 }
 
 /** Forward-only: a migration, once released, is never edited; changes come as a new version. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'core', sql: CORE_SCHEMA }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'core', sql: CORE_SCHEMA },
+  { version: 2, name: 'webhooks', sql: WEBHOOKS_SCHEMA },
+  { version: 3, name: 'partner', sql: PARTNER_SCHEMA },
+];
