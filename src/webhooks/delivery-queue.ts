@@ -1,0 +1,281 @@
+import type { Db } from '../store/database.js';
+import type { SendOutcome } from './http-sender.js';
+import { DEFAULT_RETRY_DELAYS_MS, nextAttemptAt } from './retry-schedule.js';
+import { generateMessageId, type RandomBytes } from './signature.js';
+
+/** After this many deliveries in a row fail (after all attempts), the owner is notified. */
+export const DEFAULT_FAILURE_NOTIFY_THRESHOLD = 3;
+export const OWNER_NOTIFICATION_WEBHOOK_FAILING = 'webhook_failing';
+
+/** A delivery a worker holds a lease on, with what it needs to sign and send it. */
+export interface ClaimedDelivery {
+  id: number;
+  subscriptionId: number;
+  msgId: string;
+  eventType: string;
+  payload: string;
+  /** Attempts already recorded; the one about to be made is `attempts + 1`. */
+  attempts: number;
+  url: string;
+  secret: string;
+  listenSessionId: string | null;
+}
+
+export interface ClaimOptions {
+  now: number;
+  limit: number;
+  owner: string;
+  leaseMs: number;
+  /** Most deliveries of one subscription in flight at once, across every process. */
+  perSubscriptionCap: number;
+  /** null (the default) claims POSTed subscriptions; a session id claims only that listener's. */
+  listenSessionId?: string | null;
+}
+
+export interface RecordAttemptInput {
+  deliveryId: number;
+  owner: string;
+  outcome: SendOutcome;
+  now: number;
+  retryDelays?: readonly number[];
+  failureNotifyThreshold?: number;
+}
+
+export type RecordAttemptResult =
+  | { status: 'succeeded' | 'failed'; attemptNumber: number; nextAttemptAt: null; ownerNotified: boolean }
+  | { status: 'retry_scheduled'; attemptNumber: number; nextAttemptAt: number; ownerNotified: false }
+  /** The lease ran out and another worker took the delivery over (or it was deleted): nothing written. */
+  | { status: 'lease_lost' };
+
+interface DeliveryRow {
+  id: number;
+  subscription_id: number;
+  webhook_msg_id: string;
+  event_type: string;
+  payload: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  listen_session_id: string | null;
+  workspace_id: number | null;
+  partner_id: number | null;
+}
+
+const rowToClaimed = (row: DeliveryRow): ClaimedDelivery => ({
+  id: row.id,
+  subscriptionId: row.subscription_id,
+  msgId: row.webhook_msg_id,
+  eventType: row.event_type,
+  payload: row.payload,
+  attempts: row.attempts,
+  url: row.url,
+  secret: row.secret,
+  listenSessionId: row.listen_session_id,
+});
+
+const SELECT_DELIVERY = `
+  SELECT d.id, d.subscription_id, d.webhook_msg_id, d.event_type, d.payload, d.attempts,
+         s.url, s.secret, s.listen_session_id, s.workspace_id, s.partner_id
+  FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id`;
+
+const prepareStatements = (db: Db) => ({
+  matching: db.prepare(`SELECT id FROM webhook_subscriptions
+    WHERE enabled = 1 AND event_type = @eventType AND (workspace_id = @workspaceId OR partner_id = @partnerId)
+    ORDER BY id`),
+  insert: db.prepare(`INSERT INTO webhook_deliveries
+    (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+    VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now)`),
+  due: db.prepare(`
+    WITH due AS (
+      SELECT id, subscription_id, next_attempt_at AS due_at FROM webhook_deliveries
+      WHERE status = 'pending' AND next_attempt_at <= @now
+      UNION ALL
+      SELECT id, subscription_id, lease_until FROM webhook_deliveries
+      WHERE status = 'delivering' AND lease_until <= @now
+    ), ranked AS (
+      SELECT due.id, due.subscription_id, due.due_at,
+             ROW_NUMBER() OVER (PARTITION BY due.subscription_id ORDER BY due.due_at, due.id) AS rn
+      FROM due JOIN webhook_subscriptions s ON s.id = due.subscription_id
+      WHERE s.enabled = 1 AND s.listen_session_id IS @session
+    ), busy AS (
+      SELECT subscription_id, COUNT(*) AS n FROM webhook_deliveries
+      WHERE status = 'delivering' AND lease_until > @now GROUP BY subscription_id
+    )
+    SELECT r.id FROM ranked r LEFT JOIN busy b ON b.subscription_id = r.subscription_id
+    WHERE r.rn + COALESCE(b.n, 0) <= @cap
+    ORDER BY r.due_at, r.id LIMIT @limit`),
+  lease: db.prepare(`UPDATE webhook_deliveries
+    SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id = @id`),
+  byId: db.prepare(`${SELECT_DELIVERY} WHERE d.id = ?`),
+  leased: db.prepare(`${SELECT_DELIVERY}
+    WHERE d.id = @id AND d.status = 'delivering' AND d.lease_owner = @owner`),
+  attempt: db.prepare(`INSERT INTO webhook_attempts
+    (delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at)
+    VALUES (@deliveryId, @attemptNumber, @ok, @statusCode, @durationMs, @error, @now)`),
+  finish: db.prepare(`UPDATE webhook_deliveries
+    SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,
+        lease_owner = NULL, lease_until = NULL, completed_at = @completedAt
+    WHERE id = @id`),
+  subscriptionOk: db.prepare(`UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ?`),
+  subscriptionFailed: db.prepare(`UPDATE webhook_subscriptions
+    SET errors_counter = errors_counter + 1, consecutive_failures = consecutive_failures + 1
+    WHERE id = ? RETURNING consecutive_failures`),
+  notify: db.prepare(`INSERT INTO owner_notifications
+    (workspace_id, partner_id, subscription_id, kind, details, created_at)
+    VALUES (@workspaceId, @partnerId, @subscriptionId, @kind, @details, @now)`),
+  nextDue: db.prepare(`SELECT MIN(due_at) AS due_at FROM (
+      SELECT MIN(d.next_attempt_at) AS due_at FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE d.status = 'pending' AND s.enabled = 1 AND s.listen_session_id IS NULL
+      UNION ALL
+      SELECT MIN(d.lease_until) FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE d.status = 'delivering' AND s.enabled = 1 AND s.listen_session_id IS NULL)`),
+  redeliver: db.prepare(`INSERT INTO webhook_deliveries
+    (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+    SELECT subscription_id, webhook_msg_id, event_type, payload, 'pending', 0, @now, @now
+    FROM webhook_deliveries WHERE id = @id`),
+});
+
+/**
+ * The durable webhook outbox over the tables of migration 002. It knows nothing of the engine: the engine
+ * calls `enqueueEvent` inside the transaction that makes the change, and workers call `claimDue` and
+ * `recordAttempt`. Statements are prepared once per store.
+ */
+export class DeliveryQueue {
+  private readonly stmt: ReturnType<typeof prepareStatements>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly random?: RandomBytes,
+  ) {
+    this.stmt = prepareStatements(db);
+  }
+
+  /**
+   * Writes one pending delivery per enabled subscription of the scope that names `eventType`, all sharing
+   * one `webhook-id`. Call it inside the transaction of the change that caused the event. Returns the
+   * delivery ids (empty when nobody subscribed).
+   */
+  enqueueEvent(input: {
+    workspaceId?: number | null;
+    partnerId?: number | null;
+    eventType: string;
+    payload: unknown;
+    now: number;
+  }): number[] {
+    const subscriptions = this.stmt.matching.all({
+      eventType: input.eventType,
+      workspaceId: input.workspaceId ?? null,
+      partnerId: input.partnerId ?? null,
+    }) as Array<{ id: number }>;
+    if (subscriptions.length === 0) return [];
+    const msgId = generateMessageId(this.random);
+    const payload = typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload);
+    return subscriptions.map((s) =>
+      this.enqueue({ subscriptionId: s.id, eventType: input.eventType, payload, now: input.now, msgId }),
+    );
+  }
+
+  /** Writes one pending delivery for one subscription (test events use this directly). */
+  enqueue(input: { subscriptionId: number; eventType: string; payload: unknown; now: number; msgId?: string }): number {
+    const result = this.stmt.insert.run({
+      subscriptionId: input.subscriptionId,
+      msgId: input.msgId ?? generateMessageId(this.random),
+      eventType: input.eventType,
+      payload: typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload),
+      now: input.now,
+    });
+    return Number(result.lastInsertRowid);
+  }
+
+  /**
+   * Leases up to `limit` due deliveries (pending and due, or delivering with an expired lease) in one
+   * IMMEDIATE transaction, so two processes never lease the same row. Fair across subscriptions: each
+   * gets at most `perSubscriptionCap` in flight, counting leases other processes hold.
+   */
+  claimDue(options: ClaimOptions): ClaimedDelivery[] {
+    const claim = this.db.transaction((): ClaimedDelivery[] => {
+      const ids = this.stmt.due.all({
+        now: options.now,
+        session: options.listenSessionId ?? null,
+        cap: options.perSubscriptionCap,
+        limit: options.limit,
+      }) as Array<{ id: number }>;
+      return ids.map(({ id }) => {
+        this.stmt.lease.run({ id, owner: options.owner, leaseUntil: options.now + options.leaseMs });
+        return rowToClaimed(this.stmt.byId.get(id) as DeliveryRow);
+      });
+    });
+    return claim.immediate();
+  }
+
+  /**
+   * Logs one attempt and moves the delivery on: succeeded, pending again at the next retry time, or
+   * failed after the last attempt. Only a final failure counts in `errors_counter`; subscriptions are
+   * never disabled. The owner is notified once per failure streak, when it reaches the threshold.
+   */
+  recordAttempt(input: RecordAttemptInput): RecordAttemptResult {
+    const record = this.db.transaction((): RecordAttemptResult => {
+      const row = this.stmt.leased.get({ id: input.deliveryId, owner: input.owner }) as DeliveryRow | undefined;
+      if (row === undefined) return { status: 'lease_lost' };
+      const attemptNumber = row.attempts + 1;
+      const { outcome, now } = input;
+      this.stmt.attempt.run({
+        deliveryId: row.id,
+        attemptNumber,
+        ok: outcome.ok ? 1 : 0,
+        statusCode: outcome.statusCode,
+        durationMs: outcome.durationMs,
+        error: outcome.error,
+        now,
+      });
+      const finish = (status: string, nextAt: number | null) =>
+        this.stmt.finish.run({
+          id: row.id,
+          status,
+          attempts: attemptNumber,
+          nextAttemptAt: nextAt,
+          completedAt: nextAt === null ? now : null,
+        });
+      if (outcome.ok) {
+        finish('succeeded', null);
+        this.stmt.subscriptionOk.run(row.subscription_id);
+        return { status: 'succeeded', attemptNumber, nextAttemptAt: null, ownerNotified: false };
+      }
+      const nextAt = nextAttemptAt(attemptNumber, now, input.retryDelays ?? DEFAULT_RETRY_DELAYS_MS);
+      if (nextAt !== null) {
+        finish('pending', nextAt);
+        return { status: 'retry_scheduled', attemptNumber, nextAttemptAt: nextAt, ownerNotified: false };
+      }
+      finish('failed', null);
+      const { consecutive_failures: streak } = this.stmt.subscriptionFailed.get(row.subscription_id) as {
+        consecutive_failures: number;
+      };
+      const threshold = input.failureNotifyThreshold ?? DEFAULT_FAILURE_NOTIFY_THRESHOLD;
+      // A listener's subscription fails whenever the developer's local app is down: no e-mail for that.
+      const ownerNotified = streak === threshold && row.listen_session_id === null;
+      if (ownerNotified) {
+        this.stmt.notify.run({
+          workspaceId: row.workspace_id,
+          partnerId: row.partner_id,
+          subscriptionId: row.subscription_id,
+          kind: OWNER_NOTIFICATION_WEBHOOK_FAILING,
+          details: JSON.stringify({ url: row.url, event_type: row.event_type, consecutive_failures: streak, last_error: outcome.error }),
+          now,
+        });
+      }
+      return { status: 'failed', attemptNumber, nextAttemptAt: null, ownerNotified };
+    });
+    return record.immediate();
+  }
+
+  /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
+  nextDueAt(): number | null {
+    return (this.stmt.nextDue.get() as { due_at: number | null }).due_at;
+  }
+
+  /** Queues a delivery again as a new row with the same `webhook-id` and body; returns the new id. */
+  redeliver(deliveryId: number, now: number): number | null {
+    const result = this.stmt.redeliver.run({ id: deliveryId, now });
+    return result.changes === 0 ? null : Number(result.lastInsertRowid);
+  }
+}

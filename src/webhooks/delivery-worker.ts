@@ -1,0 +1,177 @@
+import type { Dispatcher } from 'undici';
+import type { Clock } from '../engine/clock.js';
+import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimedDelivery, type DeliveryQueue } from './delivery-queue.js';
+import { describeError, sendWebhook, WEBHOOK_TIMEOUT_MS, type SendOutcome } from './http-sender.js';
+import { DEFAULT_RETRY_DELAYS_MS } from './retry-schedule.js';
+import { signedHeaders } from './signature.js';
+import { validateWebhookUrl, type UrlPolicyMode } from './url-policy.js';
+
+/** One signed POST, ready to go. */
+export interface OutgoingWebhook {
+  deliveryId: number;
+  subscriptionId: number;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Outbound HTTP as a dependency: tests pass a fake, production passes `httpSend(...)`. */
+export type SendFn = (request: OutgoingWebhook) => Promise<SendOutcome>;
+
+/** The production sender: undici over the given (usually guarded) dispatcher. */
+export const httpSend =
+  (dispatcher?: Dispatcher, timeoutMs = WEBHOOK_TIMEOUT_MS): SendFn =>
+  (request) =>
+    sendWebhook({ url: request.url, headers: request.headers, body: request.body, timeoutMs, ...(dispatcher ? { dispatcher } : {}) });
+
+export interface DeliveryWorkerOptions {
+  queue: DeliveryQueue;
+  clock: Clock;
+  send: SendFn;
+  /** Names this process's leases; unique per process (e.g. `host:pid:random`). */
+  owner: string;
+  /** Longer than the send timeout, so a live worker never loses a lease it is using. */
+  leaseMs?: number;
+  /** Deliveries in flight in this process. */
+  concurrency?: number;
+  /** Deliveries of one subscription in flight, across processes; what keeps a slow endpoint from blocking others. */
+  perSubscriptionCap?: number;
+  retryDelays?: readonly number[];
+  failureNotifyThreshold?: number;
+  /** When set, the URL is checked again before each attempt: the policy may be stricter now than at creation. */
+  urlPolicy?: UrlPolicyMode;
+  /** Extra headers per delivery (partner webhooks add X-SVC-Partner-Id and X-SVC-Signature). */
+  extraHeaders?: (delivery: ClaimedDelivery) => Record<string, string>;
+  /** Unexpected errors (e.g. the database was busy when recording); the lease then expires and it is retried. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Delivers due webhooks from the outbox. Each delivery runs on its own; a finished one frees its slot for
+ * the next due delivery at once, so there is no batch for a slow endpoint to hold up.
+ */
+export class DeliveryWorker {
+  /** Named and shaped like the engine's JobRunner (`name`, `runDue`, `nextDueAt`), so it can be handed over as one. */
+  readonly name = 'webhook-delivery';
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private processed = 0;
+  private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders'>> &
+    Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders'>;
+
+  constructor(options: DeliveryWorkerOptions) {
+    this.o = {
+      ...options,
+      leaseMs: options.leaseMs ?? 60_000,
+      concurrency: options.concurrency ?? 16,
+      perSubscriptionCap: options.perSubscriptionCap ?? 2,
+      retryDelays: options.retryDelays ?? DEFAULT_RETRY_DELAYS_MS,
+      failureNotifyThreshold: options.failureNotifyThreshold ?? DEFAULT_FAILURE_NOTIFY_THRESHOLD,
+      onError: options.onError ?? (() => {}),
+    };
+  }
+
+  /** Claims as many due deliveries as there are free slots and starts them; returns how many started. */
+  tick(): number {
+    if (this.stopped) return 0;
+    const free = this.o.concurrency - this.inFlight.size;
+    if (free <= 0) return 0;
+    let claimed: ClaimedDelivery[];
+    try {
+      claimed = this.o.queue.claimDue({
+        now: this.o.clock.now(),
+        limit: free,
+        owner: this.o.owner,
+        leaseMs: this.o.leaseMs,
+        perSubscriptionCap: this.o.perSubscriptionCap,
+      });
+    } catch (error) {
+      this.o.onError(error);
+      return 0;
+    }
+    for (const delivery of claimed) {
+      const run: Promise<void> = this.process(delivery).finally(() => {
+        this.inFlight.delete(run);
+        this.processed += 1;
+        this.tick();
+      });
+      this.inFlight.add(run);
+    }
+    return claimed.length;
+  }
+
+  /** Processes everything due at the clock's current time, then resolves with how many attempts ran. */
+  async runDue(): Promise<number> {
+    const before = this.processed;
+    this.tick();
+    while (this.inFlight.size > 0) {
+      await Promise.race(this.inFlight);
+      this.tick();
+    }
+    return this.processed - before;
+  }
+
+  /** Earliest time more work could be due, or null when none is known (another process may still add some). */
+  nextDueAt(): number | null {
+    return this.o.queue.nextDueAt();
+  }
+
+  /** Polls with real timers. Idempotent. */
+  start(pollMs = 250): void {
+    this.stopped = false;
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => this.tick(), pollMs);
+    this.timer.unref();
+    this.tick();
+  }
+
+  /** Stops claiming and waits for deliveries in flight (at most the send timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async process(delivery: ClaimedDelivery): Promise<void> {
+    const outcome = await this.attempt(delivery);
+    try {
+      this.o.queue.recordAttempt({
+        deliveryId: delivery.id,
+        owner: this.o.owner,
+        outcome,
+        now: this.o.clock.now(),
+        retryDelays: this.o.retryDelays,
+        failureNotifyThreshold: this.o.failureNotifyThreshold,
+      });
+    } catch (error) {
+      this.o.onError(error);
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<SendOutcome> {
+    try {
+      if (this.o.urlPolicy !== undefined) validateWebhookUrl(delivery.url, this.o.urlPolicy);
+      const headers = {
+        'user-agent': 'svc-webhooks/1',
+        ...(this.o.extraHeaders?.(delivery) ?? {}),
+        ...signedHeaders({
+          secret: delivery.secret,
+          msgId: delivery.msgId,
+          timestamp: Math.floor(this.o.clock.now() / 1000),
+          body: delivery.payload,
+        }),
+      };
+      return await this.o.send({
+        deliveryId: delivery.id,
+        subscriptionId: delivery.subscriptionId,
+        url: delivery.url,
+        headers,
+        body: delivery.payload,
+      });
+    } catch (error) {
+      return { ok: false, statusCode: null, durationMs: 0, error: describeError(error) };
+    }
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Webhook event types and the JSON bodies delivered for them. Message events follow SPEC.md 2.5 at the
+ * top level. Shape rule: every documented key is always present (null when unknown), except `reactions`,
+ * which SPEC.md says is present only when the message has reactions.
+ */
+
+/** The eight message and chat events of SPEC.md 6. */
+export const MESSAGE_EVENT_TYPES = ['message:new', 'message:received:new', 'message:sent:new'] as const;
+export const CHAT_EVENT_TYPES = [
+  'chat:created',
+  'chat:received:created',
+  'chat:sent:created',
+  'chat:assigned',
+  'chat:unassigned',
+] as const;
+/** The account events of DESIGN.md 4. */
+export const ACCOUNT_EVENT_TYPES = [
+  'messenger:account:connected',
+  'messenger:account:disconnected',
+  'messenger:account:suspended',
+  'messenger:account:resumed',
+] as const;
+/** Every event a workspace subscription may name. */
+export const EVENT_TYPES = [...MESSAGE_EVENT_TYPES, ...CHAT_EVENT_TYPES, ...ACCOUNT_EVENT_TYPES] as const;
+
+export type MessageEventType = (typeof MESSAGE_EVENT_TYPES)[number];
+export type ChatEventType = (typeof CHAT_EVENT_TYPES)[number];
+export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** True when `value` is one of the event identifiers a subscription may use. */
+export const isEventType = (value: unknown): value is EventType =>
+  typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+
+/**
+ * SPEC.md 2.5 timestamp: `YYYY-MM-DD HH:MM:SS +ZZZZ`. `offsetMinutes` east of UTC (0 gives `+0000`);
+ * the wall-clock part is shifted by the offset so the string names the same instant.
+ */
+export function formatPayloadTimestamp(ms: number, offsetMinutes = 0): string {
+  const local = new Date(ms + offsetMinutes * 60_000);
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  const date = `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}`;
+  const time = `${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}`;
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  return `${date} ${time} ${sign}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`;
+}
+
+/** What the engine knows about a chat, in its own terms. */
+export interface ChatInput {
+  id: number;
+  name: string;
+  /** Link to the chat in the service (the engine builds it from its public URL). */
+  url: string;
+  isGroup: boolean;
+  contactPhone: string;
+  responsibleName: string | null;
+  responsibleEmail: string | null;
+}
+
+export interface AccountInput {
+  fullName: string;
+  email: string;
+  phone: string;
+}
+
+export interface PartyInput {
+  fullName: string | null;
+  phone: string;
+}
+
+export interface AttachmentInput {
+  /** Pre-signed, valid 15 minutes from delivery (SPEC.md 6 rule 7); the engine signs it. */
+  temporaryDownloadUrl: string;
+  filename: string;
+  size: number;
+  mimetype: string;
+}
+
+export interface MessageInput {
+  uid: string;
+  text: string | null;
+  direction: 'sent' | 'received';
+  /** Name of the originating network (the driver's `name`). */
+  origin: string;
+  createdAt: number;
+  replyToUid: string | null;
+  sender: PartyInput;
+  recipient: PartyInput;
+  attachments: AttachmentInput[];
+  /** Emoji to count; omitted from the payload when empty. */
+  reactions: Record<string, number | string>;
+}
+
+/** The SPEC.md 2.5 `chat` object. */
+export interface ChatPayload {
+  full_name: string;
+  chat_url: string;
+  chat_id: number;
+  is_group: boolean;
+  phone: string;
+  responsible_name: string | null;
+  responsible_email: string | null;
+}
+
+export interface AccountPayload {
+  full_name: string;
+  email: string;
+  phone: string;
+}
+
+export interface MessagePayload {
+  text: string;
+  direction: 'sent' | 'received';
+  origin: string;
+  timestamp: string;
+  message_uid: string;
+  reply_to_uid: string | null;
+  sender: { full_name: string | null; phone: string };
+  recipient: { full_name: string | null; phone: string };
+  attachments: Array<{ temporary_download_url: string; filename: string; size: number; mimetype: string }>;
+  reactions?: Record<string, string>;
+}
+
+/** Body of a message event (SPEC.md 2.5). */
+export interface MessageEventPayload {
+  event_type: MessageEventType;
+  chat: ChatPayload;
+  messenger_account: AccountPayload;
+  message: MessagePayload;
+}
+
+/** Body of a chat event: SPEC.md does not show it, so it is the message body without `message`. */
+export interface ChatEventPayload {
+  event_type: ChatEventType;
+  chat: ChatPayload;
+  messenger_account: AccountPayload;
+}
+
+/** Body of an account event: the account plus its new status and when it changed. */
+export interface AccountEventPayload {
+  event_type: AccountEventType;
+  messenger_account: AccountPayload & { status: 'connected' | 'disconnected' | 'suspended' };
+  occurred_at: string;
+}
+
+export type WebhookPayload = MessageEventPayload | ChatEventPayload | AccountEventPayload;
+
+/** The SPEC.md 2.5 `chat` object from the engine's chat. */
+export const chatPayload = (chat: ChatInput): ChatPayload => ({
+  full_name: chat.name,
+  chat_url: chat.url,
+  chat_id: chat.id,
+  is_group: chat.isGroup,
+  phone: chat.contactPhone,
+  responsible_name: chat.responsibleName,
+  responsible_email: chat.responsibleEmail,
+});
+
+/** The SPEC.md 2.5 `messenger_account` object. */
+export const accountPayload = (account: AccountInput): AccountPayload => ({
+  full_name: account.fullName,
+  email: account.email,
+  phone: account.phone,
+});
+
+/** The SPEC.md 2.5 `message` object. */
+export function messagePayload(message: MessageInput): MessagePayload {
+  const payload: MessagePayload = {
+    text: message.text ?? '',
+    direction: message.direction,
+    origin: message.origin,
+    timestamp: formatPayloadTimestamp(message.createdAt),
+    message_uid: message.uid,
+    reply_to_uid: message.replyToUid === '' ? null : message.replyToUid,
+    sender: { full_name: message.sender.fullName, phone: message.sender.phone },
+    recipient: { full_name: message.recipient.fullName, phone: message.recipient.phone },
+    attachments: message.attachments.map((a) => ({
+      temporary_download_url: a.temporaryDownloadUrl,
+      filename: a.filename,
+      size: a.size,
+      mimetype: a.mimetype,
+    })),
+  };
+  const reactions = Object.entries(message.reactions);
+  // SPEC.md 2.5: counts are strings.
+  if (reactions.length > 0) payload.reactions = Object.fromEntries(reactions.map(([emoji, n]) => [emoji, String(n)]));
+  return payload;
+}
+
+/** Builds the body of a message event. */
+export const buildMessageEvent = (
+  eventType: MessageEventType,
+  input: { chat: ChatInput; account: AccountInput; message: MessageInput },
+): MessageEventPayload => ({
+  event_type: eventType,
+  chat: chatPayload(input.chat),
+  messenger_account: accountPayload(input.account),
+  message: messagePayload(input.message),
+});
+
+/** Builds the body of a chat event. */
+export const buildChatEvent = (
+  eventType: ChatEventType,
+  input: { chat: ChatInput; account: AccountInput },
+): ChatEventPayload => ({
+  event_type: eventType,
+  chat: chatPayload(input.chat),
+  messenger_account: accountPayload(input.account),
+});
+
+const ACCOUNT_STATUS: Record<AccountEventType, AccountEventPayload['messenger_account']['status']> = {
+  'messenger:account:connected': 'connected',
+  'messenger:account:disconnected': 'disconnected',
+  'messenger:account:suspended': 'suspended',
+  'messenger:account:resumed': 'connected',
+};
+
+/** Builds the body of an account event; `status` follows from the event. */
+export const buildAccountEvent = (
+  eventType: AccountEventType,
+  input: { account: AccountInput; occurredAt: number },
+): AccountEventPayload => ({
+  event_type: eventType,
+  messenger_account: { ...accountPayload(input.account), status: ACCOUNT_STATUS[eventType] },
+  occurred_at: formatPayloadTimestamp(input.occurredAt),
+});

@@ -1,0 +1,84 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openDatabase, schemaVersion, type Db } from '../../src/store/database.js';
+import { WEBHOOKS_SCHEMA } from '../../src/store/migrations/002-webhooks.js';
+
+/** A request a test receiver saw. */
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export interface Receiver {
+  url: string;
+  port: number;
+  requests: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+/** A real HTTP receiver on 127.0.0.1, port 0; `handle` answers each request after its body is read. */
+export async function startReceiver(
+  handle: (req: ReceivedRequest, res: ServerResponse) => void = (_req, res) => res.end('ok'),
+): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+      requests.push(received);
+      handle(received, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A database (in memory by default) with the core schema and migration 002, applied here until it is registered. */
+export function openWebhooksDb(path = ':memory:'): Db {
+  const db = openDatabase(path);
+  const applied = db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'webhook_deliveries'`).get() !== undefined;
+  if (schemaVersion(db) < 2 && !applied) db.exec(WEBHOOKS_SCHEMA);
+  return db;
+}
+
+/** Inserts a workspace and returns its id. */
+export function insertWorkspace(db: Db, now = 0): number {
+  const result = db
+    .prepare(`INSERT INTO workspaces (name, quota_total, quota_period_start, created_at) VALUES ('W', 100, ?, ?)`)
+    .run(now, now);
+  return Number(result.lastInsertRowid);
+}
+
+/** Inserts a subscription and returns its id. */
+export function insertSubscription(
+  db: Db,
+  input: { workspaceId: number; eventType?: string; url?: string; enabled?: boolean; secret?: string; listenSessionId?: string | null },
+): number {
+  const result = db
+    .prepare(
+      `INSERT INTO webhook_subscriptions (workspace_id, event_type, url, enabled, secret, listen_session_id, created_at, updated_at)
+       VALUES (@workspaceId, @eventType, @url, @enabled, @secret, @listenSessionId, 0, 0)`,
+    )
+    .run({
+      workspaceId: input.workspaceId,
+      eventType: input.eventType ?? 'message:new',
+      url: input.url ?? 'https://hooks.example.com/a',
+      enabled: input.enabled === false ? 0 : 1,
+      secret: input.secret ?? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      listenSessionId: input.listenSessionId ?? null,
+    });
+  return Number(result.lastInsertRowid);
+}
