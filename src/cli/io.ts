@@ -18,6 +18,8 @@ export interface ServeOptions {
   publicUrl?: string;
   rateLimitPerMinute?: number;
   webhookRetryDelaysMs?: number[];
+  /** How long a claimed send job stays leased (env SVC_SEND_LEASE_MS); the engine's default when absent. */
+  sendLeaseMs?: number;
   log: (line: string) => void;
 }
 

@@ -16,21 +16,23 @@ export function createJobStore(db: Db) {
   const insert = db.prepare(
     `INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) VALUES (@kind, @refId, @queueKey, @runAt, @now)`,
   );
-  // A send job is due when its own time has come, nobody holds a live lease on it, and its account's
-  // spacing slot is open and its syncing is not suspended. Jobs of one account go out in acceptance order.
+  // The head of each account's queue (jobs of one account go out in acceptance order), found through the
+  // (kind, queue_key, id) index so the cost grows with the number of accounts, not of queued messages.
+  const HEADS = `FROM messenger_accounts a
+    JOIN jobs j ON j.id = (SELECT MIN(h.id) FROM jobs h WHERE h.kind = 'send' AND h.queue_key = a.id)
+    WHERE a.status <> 'suspended'`;
+  // A head is due when its own time has come, nobody holds a live lease on it and the account's spacing
+  // slot is open.
   const dueSend = db.prepare<{ now: number }, JobRow>(
-    `SELECT j.* FROM jobs j JOIN messenger_accounts a ON a.id = j.queue_key
-     WHERE j.kind = 'send' AND j.run_at <= @now AND (j.lease_until IS NULL OR j.lease_until <= @now)
-       AND a.next_send_at <= @now AND a.status <> 'suspended'
-       AND j.id = (SELECT MIN(j2.id) FROM jobs j2 WHERE j2.kind = 'send' AND j2.queue_key = j.queue_key)
+    `SELECT j.* ${HEADS} AND j.run_at <= @now AND (j.lease_until IS NULL OR j.lease_until <= @now)
+       AND a.next_send_at <= @now
      ORDER BY j.id LIMIT 1`,
   );
   const lease = db.prepare('UPDATE jobs SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 WHERE id = ?');
   const remove = db.prepare('DELETE FROM jobs WHERE id = ?');
   const removeByRef = db.prepare('DELETE FROM jobs WHERE kind = ? AND ref_id = ?');
   const nextSendTime = db.prepare<[], { t: number | null }>(
-    `SELECT MIN(MAX(j.run_at, a.next_send_at, COALESCE(j.lease_until, 0))) AS t
-     FROM jobs j JOIN messenger_accounts a ON a.id = j.queue_key WHERE j.kind = 'send' AND a.status <> 'suspended'`,
+    `SELECT MIN(MAX(j.run_at, a.next_send_at, COALESCE(j.lease_until, 0))) AS t ${HEADS}`,
   );
   const count = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM jobs WHERE kind = ?');
 

@@ -19,8 +19,10 @@ interface ClaimedSend {
  * the driver, idempotent on the message uid, answers with the earlier result.
  */
 export function createSendDispatcher(ctx: EngineContext, owner: string = randomUUID()): JobRunner {
-  const claim = (): ClaimedSend | null =>
-    inWriteTransaction(ctx.db, () => {
+  const claim = (): ClaimedSend | null => {
+    // A plain read first: most polls find nothing due, and they should not take the write lock for it.
+    if (ctx.stores.jobs.dueSend(ctx.clock.now()) === undefined) return null;
+    return inWriteTransaction(ctx.db, () => {
       const now = ctx.clock.now();
       const job = ctx.stores.jobs.dueSend(now);
       if (job === undefined) return null;
@@ -37,6 +39,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = randomU
       }
       return { jobId: job.id, message, account };
     });
+  };
 
   const deliver = async ({ message, account }: ClaimedSend): Promise<DeliveryOutcome> => {
     if (account.status !== 'connected') {

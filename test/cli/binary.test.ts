@@ -1,11 +1,86 @@
-import { describe, it } from 'vitest';
+/**
+ * The built binary, spawned as a user runs it (`bin/svc.js` over `dist/`; `npm test` builds first). The
+ * in-process tests cover the commands; these check what only a real process shows: the README quick start
+ * word for word, exit codes as the shell sees them, and a real `svc serve` driven by a second process.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DIST_MAIN, ProcessSandbox, REPO_ROOT } from '../process/svc-process.js';
 
-// Spawned-binary tests (bin/svc.js over dist/) come once the engine, HTTP server and build are stable in
-// `npm test`; they complement the in-process tests the way Prism's harness does. Planned cases:
+const UID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+
 describe('svc binary (spawned)', () => {
-  it.todo('binary: `svc send --phone +14155550123 --text Hi` works in a fresh SVC_HOME and exits 0');
-  it.todo('binary: `svc send ... --json` prints only the data object on stdout');
-  it.todo('binary: `svc serve --port 0 --data DIR` prints "listening on http://127.0.0.1:PORT"; SIGTERM exits 0, SIGINT 130');
-  it.todo('binary: `svc admin workspace create --data DIR --name N --json`, then send with --base-url and --token');
-  it.todo('binary: a bad --token against the server exits 4; a refused connection exits 1 with the serve hint');
+  let box: ProcessSandbox;
+  beforeAll(() => {
+    if (!existsSync(DIST_MAIN)) throw new Error('dist/ is missing: run `npm run build` (npm test does it first)');
+  });
+  afterEach(async () => {
+    await box?.cleanup();
+  });
+  const sandbox = () => (box = new ProcessSandbox());
+
+  it('binary: the README quick start `svc send --phone +14155550123 --text "Hello"` works in a fresh SVC_HOME', async () => {
+    const sb = sandbox();
+    const run = await sb.run(['send', '--phone', '+14155550123', '--text', 'Hello']);
+    expect(run.stderr).not.toMatch(/error/i);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(UID);
+    expect(run.stdout).toMatch(/\bSent\b/);
+    // It created the local engine where SVC_HOME points, and nothing elsewhere.
+    expect(existsSync(join(sb.home, 'data', 'svc.db'))).toBe(true);
+  });
+
+  it('binary: `svc send ... --json` prints the API data object and nothing else on stdout', async () => {
+    const sb = sandbox();
+    const run = await sb.ok(['send', '--phone', '+14155550123', '--text', 'Hello', '--json']);
+    const data = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(data).toMatchObject({ status: 'Sent', credits: 1 });
+    expect(data['message_uid']).toMatch(UID);
+    expect(typeof data['chat_id']).toBe('number');
+    expect(data).not.toHaveProperty('data');
+  });
+
+  it('binary: `svc --version` prints the package version; a usage error exits 2 with a hint', async () => {
+    const sb = sandbox();
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const ver = await sb.ok(['--version']);
+    expect(ver.stdout.trim()).toBe(version);
+
+    const bad = await sb.run(['send', '--phone', '+14155550123', '--bogus']);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toContain('--bogus');
+    expect(bad.stderr).toContain('--help');
+  });
+
+  it('binary: `svc serve --port 0`, then `svc send --base-url ... --token T`; a bad token exits 4; SIGTERM exits 0', async () => {
+    const sb = sandbox();
+    const dataDir = sb.tempDir('svc-proc-data-');
+    const { token } = await sb.createWorkspace(dataDir, 'X');
+    expect(token).toMatch(/^svc_/);
+    const connected = await sb.ok(['sim', 'connect', '--phone', '+15550001', '--data', dataDir, '--token', token, '--json']);
+    expect(JSON.parse(connected.stdout)).toMatchObject({ phone: '+15550001', status: 'connected' });
+
+    const server = await sb.serve(dataDir);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const baseUrl = `${server.url}/api`;
+
+    const sent = await sb.run(['send', '--phone', '+14155550123', '--text', 'Hello', '--base-url', baseUrl, '--token', token]);
+    expect(sent.stderr).not.toMatch(/error/i);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(UID);
+    expect(sent.stdout).toMatch(/\bSent\b/);
+
+    const json = await sb.ok(['send', '--phone', '+14155550123', '--text', 'Hello', '--base-url', baseUrl, '--token', token, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'Sent', credits: 1 });
+
+    const refused = await sb.run(['send', '--phone', '+14155550123', '--text', 'Hello', '--base-url', baseUrl, '--token', 'svc_not-a-token']);
+    expect(refused.code).toBe(4);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/token/i);
+
+    const stopped = await sb.stop(server, 'SIGTERM');
+    expect(stopped.code).toBe(0);
+  });
 });

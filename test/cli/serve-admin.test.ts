@@ -104,4 +104,22 @@ describe('svc serve', () => {
     expect((await runSvc(['serve', '--port', '70000'], { io: { serve } })).code).toBe(2);
     expect((await runSvc(['serve', '--webhook-retry-delays', '5,,30'], { io: { serve } })).code).toBe(2);
   });
+
+  it('serve: SVC_SEND_LEASE_MS sets the send lease; absent leaves the engine default; junk exits 2', async () => {
+    const signals = interrupts();
+    const seen: ServeOptions[] = [];
+    const serve = async (opts: ServeOptions) => {
+      seen.push(opts);
+      setTimeout(() => signals.fire('SIGTERM'), 5);
+      return { url: 'http://127.0.0.1:8080', close: async () => undefined };
+    };
+    const io = { serve, onInterrupt: signals.onInterrupt };
+    expect((await runSvc(['serve', '--port', '0'], { io, env: { SVC_SEND_LEASE_MS: '1500' } })).code).toBe(0);
+    expect((await runSvc(['serve', '--port', '0'], { io })).code).toBe(0);
+    expect(seen[0]?.sendLeaseMs).toBe(1500);
+    expect(seen[1] !== undefined && 'sendLeaseMs' in seen[1]).toBe(false);
+    const bad = await runSvc(['serve'], { io: { serve: async () => Promise.reject(new Error('must not start')) }, env: { SVC_SEND_LEASE_MS: 'soon' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('SVC_SEND_LEASE_MS');
+  });
 });

@@ -29,6 +29,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         throw usageError('svc serve serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
       }
       const log = (line: string) => ctx.io.stdout(`${line}\n`);
+      const sendLeaseMs = leaseFromEnv(ctx.io.env['SVC_SEND_LEASE_MS']);
       const handle = await ctx.io.serve({
         port: opts.port,
         host: opts.host,
@@ -37,6 +38,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
         ...(opts.rateLimit === undefined ? {} : { rateLimitPerMinute: opts.rateLimit }),
         ...(opts.webhookRetryDelays === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelays }),
+        ...(sendLeaseMs === undefined ? {} : { sendLeaseMs }),
         log,
       });
       // Subscribe before announcing, so a signal sent right after the line is seen is never missed.
@@ -59,4 +61,16 @@ function port(value: string): number {
   const n = nonNegativeInt(value);
   if (n > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535');
   return n;
+}
+
+/**
+ * SVC_SEND_LEASE_MS: how long a claimed send stays leased before a restarted (or another) process takes it
+ * over. The engine's default (30 s) suits production; tests that kill the server shorten it.
+ */
+function leaseFromEnv(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw usageError(`SVC_SEND_LEASE_MS must be a whole number of milliseconds (1 or more), got "${value}"`, 'unset it to use the default of 30000');
+  }
+  return Number(value);
 }

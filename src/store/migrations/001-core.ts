@@ -155,6 +155,7 @@ CREATE TABLE jobs (
   UNIQUE (kind, ref_id)
 );
 CREATE INDEX jobs_due ON jobs (kind, run_at);
+CREATE INDEX jobs_queue_head ON jobs (kind, queue_key, id);
 
 CREATE TABLE settings (
   key TEXT PRIMARY KEY,
