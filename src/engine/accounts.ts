@@ -4,6 +4,7 @@ import type { AccountRow } from '../store/account-store.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { conflict, invalid, notFound } from './errors.js';
+import { emitPartnerEvent } from './partner-alerts.js';
 
 /**
  * Connects (or reconnects) a messenger account to a workspace; it becomes the default sender, being the
@@ -32,7 +33,12 @@ export function connectAccount(
         ? ctx.stores.accounts.insert({ workspaceId, userId, phone, fullName, email, now })
         : (ctx.stores.accounts.reconnect({ id: existing.id, userId, fullName, email, now }), existing.id);
     ctx.events.emit({ type: 'messenger:account:connected', workspaceId, accountId: id });
-    return ctx.stores.accounts.byId(id) as AccountRow;
+    const account = ctx.stores.accounts.byId(id) as AccountRow;
+    // The owning partner hears of every connection, whether it came through a QR link or not.
+    emitPartnerEvent(ctx, workspaceId, 'messenger_account:connected', {
+      user_id: account.user_id, phone, connected_at: isoTime(now),
+    });
+    return account;
   });
 }
 
@@ -55,6 +61,11 @@ export function changeAccountStatus(
     const status = change === 'resumed' ? 'connected' : change;
     ctx.stores.accounts.setStatus(account.id, status);
     ctx.events.emit({ type: `messenger:account:${change}`, workspaceId: account.workspace_id, accountId: account.id });
+    if (change === 'disconnected') {
+      emitPartnerEvent(ctx, account.workspace_id, 'messenger_account:disconnected', {
+        user_id: account.user_id, phone: account.phone, disconnected_at: isoTime(ctx.clock.now()),
+      });
+    }
     return { ...account, status };
   });
 }

@@ -4,6 +4,8 @@ import { createChatStore } from '../store/chat-store.js';
 import { createFileStore } from '../store/file-store.js';
 import { createJobStore } from '../store/job-store.js';
 import { createMessageStore } from '../store/message-store.js';
+import { createPartnerStore } from '../store/partner-store.js';
+import { createQrLinkStore } from '../store/qr-link-store.js';
 import { createSimStore } from '../store/sim-store.js';
 import { createWorkspaceStore } from '../store/workspace-store.js';
 import type { NetworkDriver } from '../network/driver.js';
@@ -74,8 +76,9 @@ export function createStores(db: Db) {
     files: createFileStore(db),
     jobs: createJobStore(db),
     sim: createSimStore(db),
+    partners: createPartnerStore(db),
+    qrLinks: createQrLinkStore(db),
   };
 }
 
-/** Runs `fn` in an IMMEDIATE transaction: the write lock is taken first, so check-then-write is atomic across processes. */
-export const inWriteTransaction = <T>(db: Db, fn: () => T): T => db.transaction(fn).immediate();
+export { inWriteTransaction } from '../store/transactions.js';

@@ -10,8 +10,11 @@ import { createStores, defaultEngineConfig, silentLogger, type EngineConfig, typ
 import type { Engine, WorkspaceApi } from './engine-api.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { createTemplate, deleteFile, download, getFile, listFiles, listTemplates, uploadFile } from './files.js';
+import { createGroupCommit } from './group-commit.js';
 import { createInbound } from './inbound.js';
 import { getMessage, listChatMessages, sendToChat, sendToChatName, sendToPhone } from './messages.js';
+import { createConnectApi, createPartnerApi, createPartnerDirectory } from './partner-api.js';
+import { createPartner } from './partners.js';
 import { createSimApi } from './sim-api.js';
 import { authenticateToken } from './tokens.js';
 import { createWorkspace, ensureLocalWorkspace, updateWorkspace, workspaceDto } from './workspaces.js';
@@ -77,6 +80,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     };
   };
 
+  const groupCommit = createGroupCommit(parts.db);
   let closed = false;
   return {
     context: ctx,
@@ -88,7 +92,12 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     admin: {
       createWorkspace: (input) => createWorkspace(ctx, input),
       updateWorkspace: (workspaceId, input) => updateWorkspace(ctx, workspaceId, input),
+      createPartner: (input) => createPartner(ctx, input),
     },
+    partners: createPartnerDirectory(ctx),
+    partner: (partnerId, options = {}) => createPartnerApi(ctx, partnerId, options.linkBase ?? ctx.config.publicUrl),
+    connect: createConnectApi(ctx),
+    grouped: (fn) => groupCommit.run(fn),
     download: (uid, expires, signature) => download(ctx, uid, expires, signature),
     workers,
     async close() {

@@ -23,6 +23,10 @@ import type {
   WorkspaceDto,
 } from '../client/types.js';
 import type { Clock } from './clock.js';
+import type { CreatedPartner } from '../client/partner-types.js';
+import type { PartnerDirectory, PartnerApi, ConnectApi } from './partner-api.js';
+
+export type { ConnectApi, PartnerApi, PartnerDirectory } from './partner-api.js';
 
 /**
  * What the engine offers to its two callers, the HTTP layer and the local client. Methods are synchronous
@@ -39,6 +43,17 @@ export interface Engine {
   /** Controls of the simulated network for one workspace (only while the sim driver is in use). */
   sim(workspaceId: number): SimApi;
   admin: AdminApi;
+  /** Partner API authentication: looks a Partner ID's secret up, so the HTTP edge can verify its JWT. */
+  partners: PartnerDirectory;
+  /** Partner API operations of one authenticated partner (by Partner ID); `linkBase` starts QR links. */
+  partner(partnerId: string, options?: { linkBase?: string }): PartnerApi;
+  /** QR connection links: the connect page's state and the simulated phone's scan. */
+  connect: ConnectApi;
+  /**
+   * Runs `fn` (engine calls) in the next group-committed write transaction and resolves after its commit:
+   * the server's path for busy write endpoints, one commit per batch of requests instead of one each.
+   */
+  grouped<T>(fn: () => T): Promise<T>;
   /** Serves a pre-signed download; throws not_found for a bad or expired signature. */
   download(uid: string, expires: number, signature: string): DownloadedFile;
   workers: WorkerControl;
@@ -77,6 +92,8 @@ export interface SimApi {
 export interface AdminApi {
   createWorkspace(input: AdminWorkspaceCreateInput): CreatedWorkspace;
   updateWorkspace(workspaceId: number, input: AdminWorkspaceUpdateInput): WorkspaceDto;
+  /** Issues a partner record; its secret is returned this once. */
+  createPartner(input: { name: string }): CreatedPartner;
 }
 
 export interface DownloadedFile {

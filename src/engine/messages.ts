@@ -8,6 +8,7 @@ import { chatOfWorkspace, findOrCreateChat } from './chats.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { creditsFor, debitCredits } from './credits.js';
+import { checkQuotaAlerts } from './partner-alerts.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { fileOfWorkspace } from './files.js';
 import { pageOf } from './paging.js';
@@ -85,6 +86,7 @@ function acceptOutgoing(
       text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
     });
     debitCredits(ctx.stores.workspaces, workspace, messageId, credits, now);
+    checkQuotaAlerts(ctx, workspaceId, now);
     ctx.stores.jobs.insert({ kind: 'send', refId: messageId, queueKey: account.id, runAt: now, now });
     if (label !== undefined && label.length > 0) ctx.stores.chats.addLabel(workspaceId, chat.id, label);
     return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };

@@ -16,8 +16,9 @@ const UPLOAD_HINT = 'send multipart/form-data with the file in a field named "fi
 /** POST /files_upload (multipart), GET /files, GET /files/:uid, DELETE /files/:uid. */
 export const publicFilesRoutes: RouteGroup = async (app, ctx) => {
   const fileLimitBytes = ctx.fileLimitBytes ?? DEFAULT_FILE_LIMIT_BYTES;
-  // Registered here, not server-wide: only this group accepts multipart bodies.
-  await app.register(multipart, { limits: { fileSize: fileLimitBytes, files: 1, fields: 20, parts: 25 } });
+  // Registered here, not server-wide: only this group accepts multipart bodies. preservePath hands the name to
+  // the engine as sent, so "a/b.txt" is refused as it is by the local client, not silently stored as "b.txt".
+  await app.register(multipart, { preservePath: true, limits: { fileSize: fileLimitBytes, files: 1, fields: 20, parts: 25 } });
 
   app.post(
     '/files_upload',

@@ -24,7 +24,10 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
         response: responses(sendResultSchema),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).sendToPhone(request.body)),
+    async (request) => {
+      const api = workspaceApi(ctx, request);
+      return ok(await ctx.engine.grouped(() => api.sendToPhone(request.body)));
+    },
   );
 
   app.post<{ Body: SendToChatNameInput }>(
@@ -45,7 +48,10 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
         done();
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).sendToChatName(request.body)),
+    async (request) => {
+      const api = workspaceApi(ctx, request);
+      return ok(await ctx.engine.grouped(() => api.sendToChatName(request.body)));
+    },
   );
 
   app.post<{ Params: IdParams; Body: SendToChatInput }>(
@@ -60,7 +66,10 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
         response: responses(sendResultSchema),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).sendToChat(request.params.id, request.body)),
+    async (request) => {
+      const api = workspaceApi(ctx, request);
+      return ok(await ctx.engine.grouped(() => api.sendToChat(request.params.id, request.body)));
+    },
   );
 
   app.get<{ Params: UidParams }>(

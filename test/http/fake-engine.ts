@@ -201,6 +201,7 @@ export function createFakeEngine(): FakeEngine {
       createWorkspace: () => ({ workspace_id: 3, token: 'tok_new' }),
       updateWorkspace: () => workspaceDto,
     },
+    grouped: async (fn) => fn(),
     download: (uid, expires, signature) => {
       const file = files.get(uid);
       if (file === undefined || signature !== 'sig' || expires < 1000) throw notFound('File');

@@ -1,0 +1,78 @@
+import type { DisconnectResult, PartnerUserDto, PartnerUsersCreateInput } from '../client/partner-types.js';
+import type { PartnerUserRow } from '../store/partner-store.js';
+import { changeAccountStatus } from './accounts.js';
+import { isoTime } from './clock.js';
+import { inWriteTransaction, type EngineContext } from './context.js';
+import { invalid, notFound, SvcError } from './errors.js';
+import { checkSeatsAlert } from './partner-alerts.js';
+import { partnerWorkspace } from './partners.js';
+
+/** Largest batch of users one request may create. */
+export const MAX_USERS_PER_BATCH = 1000;
+
+/**
+ * Creates `count` placeholder users, one seat each, all or none. The seat check and the inserts share one
+ * IMMEDIATE transaction, so batches from any number of processes never overcommit the seats.
+ */
+export function createUsers(ctx: EngineContext, partnerId: number, workspaceId: number, input: PartnerUsersCreateInput): PartnerUserDto[] {
+  const count = input.count;
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 1 || count > MAX_USERS_PER_BATCH) {
+    throw invalid(`count must be a whole number from 1 to ${MAX_USERS_PER_BATCH}`);
+  }
+  return inWriteTransaction(ctx.db, () => {
+    const workspace = partnerWorkspace(ctx, partnerId, workspaceId);
+    const used = ctx.stores.workspaces.seatsUsed(workspaceId);
+    const free = workspace.seats_purchased - used;
+    if (count > free) {
+      throw new SvcError('seats_full', `Not enough free seats: ${count} requested, ${Math.max(0, free)} of ${workspace.seats_purchased} free`, {
+        hint: 'raise seats_purchased first (svc partner workspace update WS --seats N)',
+        details: { seats_purchased: workspace.seats_purchased, seats_used: used, requested: count },
+      });
+    }
+    const now = ctx.clock.now();
+    const ids = Array.from({ length: count }, (_, index) =>
+      // Placeholder users: the partner's own user records live on its side; no e-mail is known here.
+      ctx.stores.partners.insertUser({ workspaceId, name: `User ${used + index + 1}`, email: '', now }),
+    );
+    checkSeatsAlert(ctx, workspaceId, workspace.seats_purchased, now);
+    return ids.map((id) => userDto(ctx.stores.partners.userOf(id, workspaceId)!));
+  });
+}
+
+export function listUsers(ctx: EngineContext, partnerId: number, workspaceId: number): PartnerUserDto[] {
+  partnerWorkspace(ctx, partnerId, workspaceId);
+  return ctx.stores.partners.usersOf(workspaceId).map(userDto);
+}
+
+/** A user of a partner's workspace, or not_found (also for another partner's workspace). */
+export function partnerUser(ctx: EngineContext, partnerId: number, workspaceId: number, userId: number): PartnerUserRow {
+  partnerWorkspace(ctx, partnerId, workspaceId);
+  const user = ctx.stores.partners.userOf(userId, workspaceId);
+  if (user === undefined) throw notFound(`user ${userId} in workspace ${workspaceId}`, 'list users with `svc partner users list WS`');
+  return user;
+}
+
+/** Logs the user's messenger account out. Without a connected account it is a no-op: `disconnected: false`. */
+export function disconnectUser(ctx: EngineContext, partnerId: number, workspaceId: number, userId: number): DisconnectResult {
+  return inWriteTransaction(ctx.db, () => {
+    const user = partnerUser(ctx, partnerId, workspaceId, userId);
+    const account = user.account_id === null ? undefined : ctx.stores.accounts.byId(user.account_id);
+    if (account === undefined || account.status === 'disconnected') {
+      return { disconnected: false, disconnected_at: null, phone: account?.phone ?? null };
+    }
+    // Emits messenger:account:disconnected for the workspace and messenger_account:disconnected for the partner.
+    changeAccountStatus(ctx, account, 'disconnected');
+    return { disconnected: true, disconnected_at: isoTime(ctx.clock.now()), phone: account.phone };
+  });
+}
+
+export const userDto = (row: PartnerUserRow): PartnerUserDto => ({
+  user_id: row.id,
+  workspace_id: row.workspace_id,
+  name: row.name,
+  messenger_account:
+    row.phone === null || row.status === null
+      ? null
+      : { phone: row.phone, status: row.status, connected_at: row.connected_at === null ? null : isoTime(row.connected_at) },
+  created_at: isoTime(row.created_at),
+});

@@ -1,0 +1,146 @@
+import { timingSafeEqual } from 'node:crypto';
+import type {
+  ApiTokenDto,
+  CreatedPartner,
+  PartnerDto,
+  PartnerWorkspaceCreateInput,
+  PartnerWorkspaceDto,
+  PartnerWorkspaceUpdateInput,
+} from '../client/partner-types.js';
+import { generatePartnerCredentials } from '../partner/partner-credentials.js';
+import type { PartnerRow } from '../store/partner-store.js';
+import type { WorkspaceRow } from '../store/workspace-store.js';
+import { isoTime } from './clock.js';
+import { inWriteTransaction, type EngineContext } from './context.js';
+import { periodEnd, rollQuotaPeriod } from './credits.js';
+import { conflict, invalid, notFound, SvcError } from './errors.js';
+import { emitPartnerEvent } from './partner-alerts.js';
+import { issueToken } from './tokens.js';
+import { createWorkspace } from './workspaces.js';
+
+const MAX_NAME = 200;
+const MAX_SEATS = 100_000;
+
+/** Issues a partner record out of band (`svc admin partner create`); the secret is shown this once. */
+export function createPartner(ctx: EngineContext, input: { name: string }): CreatedPartner {
+  const name = checkName(input.name, 'name');
+  const credentials = generatePartnerCredentials();
+  inWriteTransaction(ctx.db, () =>
+    ctx.stores.partners.insertPartner({ publicId: credentials.partner_id, name, secret: credentials.partner_secret, now: ctx.clock.now() }),
+  );
+  return { ...credentials, name };
+}
+
+/** The secret that verifies a partner's JWTs, or null for an unknown or disabled Partner ID. */
+export const partnerSecret = (ctx: EngineContext, publicId: string): string | null =>
+  ctx.stores.partners.byPublicId(publicId)?.secret ?? null;
+
+/** True when `secret` is the partner's secret (constant-time), for the local partner client. */
+export function partnerSecretMatches(ctx: EngineContext, publicId: string, secret: string): boolean {
+  const stored = partnerSecret(ctx, publicId);
+  if (stored === null) return false;
+  const a = Buffer.from(stored);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The partner row of an authenticated Partner ID; unauthorized when it disappeared meanwhile. */
+export function partnerRow(ctx: EngineContext, publicId: string): PartnerRow {
+  const row = ctx.stores.partners.byPublicId(publicId);
+  if (row === undefined) throw new SvcError('unauthorized', `Partner ${publicId} is unknown or disabled`);
+  return row;
+}
+
+export const partnerDto = (row: PartnerRow): PartnerDto => ({ partner_id: row.public_id, name: row.name, created_at: isoTime(row.created_at) });
+
+/**
+ * A workspace of this partner. Another partner's workspace answers not_found, exactly like a missing one,
+ * so ids of other partners' workspaces cannot be probed.
+ */
+export function partnerWorkspace(ctx: EngineContext, partnerId: number, workspaceId: number): WorkspaceRow {
+  const row = ctx.stores.partners.workspaceOf(workspaceId, partnerId);
+  if (row === undefined) throw notFound(`workspace ${workspaceId}`);
+  return row;
+}
+
+export function createPartnerWorkspace(ctx: EngineContext, partnerId: number, input: PartnerWorkspaceCreateInput): PartnerWorkspaceDto {
+  const name = checkName(input.display_name, 'display_name');
+  const seats = checkSeats(input.seats_purchased);
+  const created = createWorkspace(ctx, { name, seats, partnerId });
+  return partnerWorkspaceDto(ctx, partnerId, created.workspace_id);
+}
+
+export function partnerWorkspaceDto(ctx: EngineContext, partnerId: number, workspaceId: number): PartnerWorkspaceDto {
+  const row = inWriteTransaction(ctx.db, () =>
+    rollQuotaPeriod(ctx.stores.workspaces, partnerWorkspace(ctx, partnerId, workspaceId), ctx.clock.now()),
+  );
+  return {
+    workspace_id: row.id,
+    display_name: row.name,
+    seats_purchased: row.seats_purchased,
+    seats_used: ctx.stores.workspaces.seatsUsed(row.id),
+    messaging_quota: {
+      total: row.quota_total,
+      used: row.quota_used,
+      remaining: Math.max(0, row.quota_total - row.quota_used),
+      period_start: isoTime(row.quota_period_start),
+      period_end: isoTime(periodEnd(row.quota_period_start)),
+    },
+    created_at: isoTime(row.created_at),
+  };
+}
+
+/** Renames and resizes; seats go up or down but never below the seats in use (409). */
+export function updatePartnerWorkspace(
+  ctx: EngineContext,
+  partnerId: number,
+  workspaceId: number,
+  input: PartnerWorkspaceUpdateInput,
+): PartnerWorkspaceDto {
+  inWriteTransaction(ctx.db, () => {
+    const row = partnerWorkspace(ctx, partnerId, workspaceId);
+    const name = input.display_name === undefined ? row.name : checkName(input.display_name, 'display_name');
+    const seats = input.seats_purchased === undefined ? row.seats_purchased : checkSeats(input.seats_purchased);
+    const used = ctx.stores.workspaces.seatsUsed(workspaceId);
+    if (seats < used) {
+      throw conflict(`seats_purchased cannot go below the ${used} seats in use`, `pass --seats ${used} or more`);
+    }
+    ctx.stores.partners.updateWorkspace(workspaceId, name, seats);
+  });
+  return partnerWorkspaceDto(ctx, partnerId, workspaceId);
+}
+
+/** The workspace's current Public API token; it never expires until rotated (SPEC.md 5). */
+export function getApiToken(ctx: EngineContext, partnerId: number, workspaceId: number): ApiTokenDto {
+  return inWriteTransaction(ctx.db, () => {
+    partnerWorkspace(ctx, partnerId, workspaceId);
+    // A workspace always has a token from creation; issuing one here only heals a database edited by hand.
+    if (ctx.stores.partners.activeToken(workspaceId) === undefined) issueToken(ctx.stores.workspaces, workspaceId, ctx.clock.now());
+    const token = ctx.stores.partners.activeToken(workspaceId)!;
+    return { workspace_id: workspaceId, api_token: token.token, created_at: isoTime(token.created_at) };
+  });
+}
+
+/** Issues a new token and revokes the old one in the same transaction, so the old one fails on the next request. */
+export function rotateApiToken(ctx: EngineContext, partnerId: number, workspaceId: number): ApiTokenDto {
+  return inWriteTransaction(ctx.db, () => {
+    partnerWorkspace(ctx, partnerId, workspaceId);
+    const now = ctx.clock.now();
+    const token = issueToken(ctx.stores.workspaces, workspaceId, now);
+    emitPartnerEvent(ctx, workspaceId, 'api-token:rotated', { rotated_at: isoTime(now) });
+    return { workspace_id: workspaceId, api_token: token, created_at: isoTime(now) };
+  });
+}
+
+function checkName(value: unknown, field: string): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (name.length === 0 || name.length > MAX_NAME) throw invalid(`${field} must be 1 to ${MAX_NAME} characters`);
+  return name;
+}
+
+function checkSeats(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_SEATS) {
+    throw invalid(`seats_purchased must be a whole number from 0 to ${MAX_SEATS}`);
+  }
+  return value;
+}

@@ -1,0 +1,88 @@
+import type { QrLinkCreateInput, QrLinkDto, SimScanInput, SimScanResult } from '../client/partner-types.js';
+import {
+  codeFromQrLink,
+  generateLinkCode,
+  pairingLookupKey,
+  qrLinkExpiresAt,
+  qrLinkState,
+  qrLinkUrl,
+  resolvePairingPayload,
+  type QrLinkFacts,
+} from '../partner/pairing.js';
+import type { QrLinkRow } from '../store/qr-link-store.js';
+import { connectAccount } from './accounts.js';
+import { isoTime } from './clock.js';
+import { inWriteTransaction, type EngineContext } from './context.js';
+import { conflict, invalid, notFound } from './errors.js';
+import { partnerUser } from './partner-users.js';
+
+/** What a connect page shows for a link: its facts and the phone once connected. */
+export interface ConnectSnapshot {
+  link: QrLinkFacts;
+  phone: string | null;
+}
+
+/** A new QR link for a user; the previous live link of the user is revoked in the same transaction. */
+export function createQrLink(
+  ctx: EngineContext,
+  partnerId: number,
+  workspaceId: number,
+  userId: number,
+  input: QrLinkCreateInput,
+  linkBase: string,
+): QrLinkDto {
+  const now = ctx.clock.now();
+  const expiresAt = qrLinkExpiresAt(now, input.expires_in_hours);
+  const code = generateLinkCode();
+  inWriteTransaction(ctx.db, () => {
+    partnerUser(ctx, partnerId, workspaceId, userId);
+    ctx.stores.qrLinks.revokeLive(userId, now);
+    ctx.stores.qrLinks.insert({ code, pairingKey: pairingLookupKey(code), workspaceId, userId, expiresAt, now });
+  });
+  return { user_id: userId, qr_link: qrLinkUrl(linkBase, code), expires_at: isoTime(expiresAt) };
+}
+
+/** The state of a link for its page and event stream, or null for an unknown code. */
+export function connectSnapshot(ctx: EngineContext, code: string): ConnectSnapshot | null {
+  const link = ctx.stores.qrLinks.byCode(code);
+  if (link === undefined) return null;
+  const phone = link.connected_account_id === null ? null : (ctx.stores.accounts.byId(link.connected_account_id)?.phone ?? null);
+  return { link, phone };
+}
+
+/**
+ * The simulated phone scans a link (its URL, or the rotating payload its page shows): connects the phone
+ * as the user's messenger account and marks the link used, in one transaction. connectAccount emits the
+ * workspace's `messenger:account:connected` and the partner's `messenger_account:connected`.
+ */
+export function scanQrLink(ctx: EngineContext, input: SimScanInput): SimScanResult {
+  return inWriteTransaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    const link = findLink(ctx, input, now);
+    const state = qrLinkState(link, now);
+    if (state !== 'waiting') throw conflict(`This QR link is ${state}`, 'ask for a new link (svc partner qr WS USER)');
+    const current = ctx.stores.accounts.byUser(link.user_id);
+    if (current !== undefined && current.status !== 'disconnected' && current.phone !== input.phone) {
+      throw conflict(`User ${link.user_id} already has ${current.phone} connected`, 'disconnect it first (svc partner account disconnect WS USER)');
+    }
+    const account = connectAccount(ctx, link.workspace_id, { phone: input.phone, userId: link.user_id });
+    ctx.stores.qrLinks.markConnected(link.id, account.id, now);
+    return { phone: account.phone, status: 'connected', workspace_id: link.workspace_id, user_id: link.user_id };
+  });
+}
+
+function findLink(ctx: EngineContext, input: SimScanInput, now: number): QrLinkRow {
+  let code: string | null;
+  if (input.qr_link !== undefined) {
+    code = codeFromQrLink(input.qr_link);
+    if (code === null) throw invalid('qr_link is not a connection link', 'pass the link `svc partner qr` printed');
+  } else if (input.payload !== undefined) {
+    code = resolvePairingPayload(input.payload, now, (key) => ctx.stores.qrLinks.byPairingKey(key)?.code ?? null);
+    if (code === null) throw notFound('QR code', 'scan the code the page shows right now; it changes every 20 s');
+  } else {
+    throw invalid('pass qr_link or payload');
+  }
+  const link = ctx.stores.qrLinks.byCode(code);
+  if (link === undefined) throw notFound('QR link');
+  return link;
+}
