@@ -1,5 +1,6 @@
 // Helpers shared by the bench scripts: child servers on loopback and bounded autocannon runs.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 /** Starts a child process and resolves with its URL once it prints `listening on URL`. */
@@ -13,7 +14,7 @@ export function startServer(command, args, env = {}) {
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) {
         clearTimeout(timer);
-        resolve({ url: match[1], child, stop: () => stopChild(child) });
+        resolve({ url: match[1], child, pid: child.pid, stop: () => stopChild(child) });
       }
     };
     child.stdout.on('data', onData);
@@ -42,4 +43,22 @@ export async function load({ url, seconds, connections, headers, body, method = 
     non_2xx: result.non2xx,
     errors: result.errors,
   };
+}
+
+/** The p-th percentile (nearest rank) of a list of numbers. */
+export function percentile(values, p) {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Peak resident memory (VmHWM) of a live process, in MiB, from /proc. */
+export function peakRssMiB(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return Math.round(kib / 1024);
+  } catch {
+    return null;
+  }
 }

@@ -1,48 +1,75 @@
-// `npm run bench`: svc against bare baselines, side by side in one run, on loopback only.
-// Prints one JSON document on stdout and a table on stderr. Every load loop is bounded in time.
+// `npm run bench`: svc beside bare baselines, side by side in one run, on loopback only.
+// Prints one JSON document on stdout and a Markdown table on stderr. Every load loop is bounded in time.
+// BENCH_SECONDS (default 10), BENCH_CONNECTIONS (32), BENCH_MESSAGES (1000000) scale it down for a quick look.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, startServer } from './lib.mjs';
+import { load, peakRssMiB, startServer } from './lib.mjs';
+import { measureLatencyVsSize } from './million.mjs';
+import { measureStartup } from './startup.mjs';
+import { measureWebhooks } from './webhooks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const svc = join(root, 'bin', 'svc.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const messages = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
+const round = (n) => Math.round(n * 100) / 100;
 
-async function messagesThroughput() {
+/** POST /api/messages on `svc serve` (queue durable) against a bare node:http server answering the same request. */
+async function postMessages() {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   try {
     const created = JSON.parse(
       execFileSync(process.execPath, [svc, 'admin', 'workspace', 'create', '--data', dataDir, '--name', 'Bench', '--quota', '100000000', '--json'], { encoding: 'utf8' }),
     );
-    execFileSync(process.execPath, [svc, 'sim', 'connect', '--phone', '+15550009999', '--data', dataDir, '--token', created.token, '--json']);
+    execFileSync(process.execPath, [svc, 'sim', 'connect', '--phone', '+15550009999', '--data', dataDir, '--token', created.token]);
     const body = JSON.stringify({ phone: '+14155550123', text: 'Hello from the bench' });
     const bare = await startServer(process.execPath, [join(root, 'bench', 'bare-server.mjs')]);
-    const bareResult = await load({ url: `${bare.url}/api/messages`, seconds, connections, body, headers: { 'content-type': 'application/json' } }).finally(bare.stop);
+    const bareResult = await load({ url: `${bare.url}/api/messages`, seconds, connections, body, headers: { 'content-type': 'application/json' } });
+    const bareRss = peakRssMiB(bare.pid);
+    await bare.stop();
     const server = await startServer(process.execPath, [svc, 'serve', '--port', '0', '--data', dataDir, '--rate-limit', '100000000']);
     const svcResult = await load({
       url: `${server.url}/api/messages`, seconds, connections, body,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${created.token}` },
-    }).finally(server.stop);
-    return { bare_node_http: bareResult, svc: svcResult, ratio: round(svcResult.requests_per_second / bareResult.requests_per_second) };
+    });
+    const svcRss = peakRssMiB(server.pid);
+    await server.stop();
+    return {
+      bare_node_http: { ...bareResult, peak_rss_mib: bareRss },
+      svc: { ...svcResult, peak_rss_mib: svcRss },
+      ratio: round(svcResult.requests_per_second / bareResult.requests_per_second),
+    };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-const round = (n) => Math.round(n * 100) / 100;
-
 const results = {
-  machine: { node: process.version, cpus: (await import('node:os')).cpus().length },
-  settings: { seconds, connections },
-  post_messages: await messagesThroughput(),
+  machine: { node: process.version, cpus: cpus().length },
+  settings: { seconds, connections, messages },
+  post_messages: await postMessages(),
+  startup: measureStartup(svc),
+  latency_vs_size: await measureLatencyVsSize(svc, { seconds, connections, messages }),
+  webhooks: await measureWebhooks(svc, { seconds }),
 };
 console.log(JSON.stringify(results, null, 2));
+
 const p = results.post_messages;
-console.error(`\n| POST /api/messages | req/s | p50 ms | p99 ms |\n|---|---|---|---|`);
-console.error(`| bare node:http | ${p.bare_node_http.requests_per_second} | ${p.bare_node_http.latency_p50_ms} | ${p.bare_node_http.latency_p99_ms} |`);
-console.error(`| svc serve (durable queue) | ${p.svc.requests_per_second} | ${p.svc.latency_p50_ms} | ${p.svc.latency_p99_ms} |`);
-console.error(`ratio svc / bare: ${p.ratio}`);
+const s = results.startup;
+const sizes = Object.entries(results.latency_vs_size);
+const rows = [
+  ['POST /api/messages, bare node:http', `${p.bare_node_http.requests_per_second} req/s`, `p50 ${p.bare_node_http.latency_p50_ms} ms, p99 ${p.bare_node_http.latency_p99_ms} ms`, `peak RSS ${p.bare_node_http.peak_rss_mib} MiB`],
+  ['POST /api/messages, svc serve (durable queue)', `${p.svc.requests_per_second} req/s (${p.ratio}x bare)`, `p50 ${p.svc.latency_p50_ms} ms, p99 ${p.svc.latency_p99_ms} ms`, `peak RSS ${p.svc.peak_rss_mib} MiB`],
+  ...sizes.map(([label, r]) => [`POST /api/messages, database ${label.replace('_', ' ')}`, `${r.requests_per_second} req/s`, `p50 ${r.latency_p50_ms} ms, p99 ${r.latency_p99_ms} ms`, '']),
+  ['webhook POSTs, plain undici loop (16 at once)', `${results.webhooks.plain_undici_posts_per_second} req/s`, '', ''],
+  ['webhook deliveries, svc serve (durable outbox)', `${results.webhooks.svc_deliveries_per_second} events/s (${results.webhooks.ratio}x plain)`, '', ''],
+  ['send accepted -> message:sent:new received', `${results.webhooks.send_to_message_sent_new_ms.count} sends`, `p50 ${results.webhooks.send_to_message_sent_new_ms.p50} ms, p99 ${results.webhooks.send_to_message_sent_new_ms.p99} ms`, ''],
+  ['start-up: node -e 0', `${s.node_e_0.mean_ms} ms`, `p50 ${s.node_e_0.p50_ms} ms`, ''],
+  ['start-up: svc --version', `${s.svc_version.mean_ms} ms`, `p50 ${s.svc_version.p50_ms} ms`, ''],
+  ['start-up: svc send (local, --no-wait)', `${s.svc_send_local_no_wait.mean_ms} ms`, `p50 ${s.svc_send_local_no_wait.p50_ms} ms`, ''],
+];
+console.error(['| what | throughput / time | latency | memory |', '|---|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n'));

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { SvcClient } from '../client/client.js';
 import { ProfileStore, resolveConfig, type ResolvedConfig } from '../client/config.js';
-import { usageError } from './errors.js';
+import type { PartnerClient } from '../client/partner-client.js';
+import { CliError, EXIT, usageError } from './errors.js';
 import type { PromptQuestion, ResolvedIo } from './io.js';
 import { Output } from './output.js';
 
@@ -26,6 +27,7 @@ export class CliContext {
   private configCache: ResolvedConfig | undefined;
   private readonly clients: SvcClient[] = [];
   private readonly extraSecrets: string[] = [];
+  private readonly partnerClients: PartnerClient[] = [];
 
   /** The root command, set once the tree is built; global options are read from it after parsing. */
   program: Command | undefined;
@@ -105,9 +107,36 @@ export class CliContext {
     return client;
   }
 
+  /**
+   * The Partner API client: the local engine of the data directory, or SVC_PARTNER_BASE_URL (or the profile's
+   * partner_base_url). `override` bypasses configuration, for `svc login --partner`. Closed when the command ends.
+   */
+  async partnerClient(override?: { baseUrl?: string | undefined; partnerId: string; partnerSecret: string }): Promise<PartnerClient> {
+    const config = this.config();
+    const partnerId = override?.partnerId ?? config.partnerId;
+    const partnerSecret = override?.partnerSecret ?? config.partnerSecret;
+    if (partnerId === undefined || partnerSecret === undefined) {
+      throw new CliError(
+        'unauthorized',
+        'no Partner ID and Secret configured',
+        'run `svc login --partner`, or set SVC_PARTNER_ID and SVC_PARTNER_SECRET',
+        EXIT.auth,
+      );
+    }
+    this.extraSecrets.push(partnerSecret);
+    const client = await this.io.createPartnerClient({
+      baseUrl: override === undefined ? config.partnerBaseUrl : override.baseUrl,
+      partnerId,
+      partnerSecret,
+      dataDir: config.dataDir,
+    });
+    this.partnerClients.push(client);
+    return client;
+  }
+
   /** Where requests go, for error hints; undefined before configuration is known. */
   target(): string | undefined {
-    return this.clients[0]?.target ?? this.configCache?.baseUrl;
+    return this.clients[0]?.target ?? this.partnerClients[0]?.target ?? this.configCache?.baseUrl;
   }
 
   /** Values that must never appear in output unless asked for. */
@@ -136,7 +165,7 @@ export class CliContext {
   }
 
   async close(): Promise<void> {
-    const clients = this.clients.splice(0);
+    const clients = [...this.clients.splice(0), ...this.partnerClients.splice(0)];
     await Promise.allSettled(clients.map((client) => client.close()));
   }
 }

@@ -1,5 +1,6 @@
 import type { SvcClient } from '../client/client.js';
 import type { ClientConfig } from '../client/create-client.js';
+import type { PartnerClient, PartnerClientConfig } from '../client/partner-client.js';
 import type { Engine } from '../engine/engine-api.js';
 
 /** One question put to a human; `password` hides what is typed. */
@@ -46,6 +47,7 @@ export interface CliIo {
   /** Asks a human; only called when stdin and stdout are both terminals. */
   prompt?: (question: PromptQuestion) => Promise<string>;
   createClient?: (config: ClientConfig) => Promise<SvcClient>;
+  createPartnerClient?: (config: PartnerClientConfig) => Promise<PartnerClient>;
   openEngine?: (opts: { dataDir: string }) => Promise<Engine>;
   serve?: (opts: ServeOptions) => Promise<ServeHandle>;
   /**

@@ -24,6 +24,7 @@ function resolveIo(io: CliIo): ResolvedIo {
     stderrIsTTY: io.stdoutIsTTY,
     prompt: inquirerPrompt,
     createClient,
+    createPartnerClient: async (config) => (await import('../client/partner-client.js')).createPartnerClient(config),
     openEngine: async (opts) => (await import('../engine/open-engine.js')).openEngine(opts),
     serve: async (opts) => (await import('../http/serve.js')).serve(opts),
     onInterrupt: () => () => {},

@@ -19,6 +19,9 @@ import type {
   TemplateCreateInput,
   WorkspaceDto,
 } from './types.js';
+import type { WebhooksClient } from './webhook-types.js';
+import type { ListenClient } from './listen-client.js';
+import type { SimScanInput, SimScanResult } from './partner-types.js';
 
 /**
  * The one interface every command talks to. `createClient` returns either the local embedded engine or
@@ -50,6 +53,10 @@ export interface SvcClient {
   createTemplate(input: TemplateCreateInput): Promise<AttachmentTemplateDto>;
 
   sim: SimClient;
+  /** Webhook subscriptions of the workspace, their attempt log, redelivery and test events. */
+  webhooks: WebhooksClient;
+  /** `svc webhooks listen` sessions: deliveries handed to this process instead of POSTed. */
+  listen: ListenClient;
 
   /** Releases what the client holds (the engine's database, HTTP connections). */
   close(): Promise<void>;
@@ -65,4 +72,6 @@ export interface SimClient {
   resume(phone: string): Promise<SimAccountResult>;
   /** Marks a contact number as unreachable (or reachable again) on the simulated network. */
   setUnreachable(phone: string, unreachable: boolean): Promise<{ phone: string; unreachable: boolean }>;
+  /** The simulated phone scans a partner QR link and connects as that link's user. */
+  scan(input: SimScanInput): Promise<SimScanResult>;
 }

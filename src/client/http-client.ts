@@ -6,6 +6,8 @@
 import { Agent, type Dispatcher, FormData, request } from 'undici';
 import { SvcError, isErrorCode } from '../engine/errors.js';
 import type { SimClient, SvcClient } from './client.js';
+import { httpWebhooksClient } from './webhooks-clients.js';
+import { createHttpListenClient } from './http-listen.js';
 
 /** Options of `createHttpClient`. */
 export interface HttpClientOptions {
@@ -71,6 +73,7 @@ export function createHttpClient(opts: HttpClientOptions): SvcClient {
     suspend: (phone) => call('POST', sim(`/accounts/${seg(phone)}/suspend`)),
     resume: (phone) => call('POST', sim(`/accounts/${seg(phone)}/resume`)),
     setUnreachable: (phone, unreachable) => call('PUT', sim(`/numbers/${seg(phone)}/unreachable`), { unreachable }),
+    scan: (input) => call('POST', sim('/scan'), input),
   };
 
   let closed = false;
@@ -98,6 +101,8 @@ export function createHttpClient(opts: HttpClientOptions): SvcClient {
     listTemplates: (n) => call('GET', api(`/attachment_templates${page(n)}`)),
     createTemplate: (input) => call('POST', api('/attachment_templates'), input),
     sim: simClient,
+    webhooks: httpWebhooksClient(call, apiBase),
+    listen: createHttpListenClient({ apiBase, token: opts.token, dispatcher, call }),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -2,6 +2,8 @@ import type { SvcClient } from './client.js';
 import type { Engine } from '../engine/engine-api.js';
 import { SvcError } from '../engine/errors.js';
 import { openEngine } from '../engine/open-engine.js';
+import { localWebhooksClient } from './webhooks-clients.js';
+import { createLocalListenClient } from './local-listen.js';
 
 export interface LocalClientOptions {
   dataDir: string;
@@ -75,7 +77,10 @@ export function createLocalClient(engine: Engine, workspaceId: number, target: s
       suspend: (phone) => run(() => sim.suspend(phone)),
       resume: (phone) => run(() => sim.resume(phone)),
       setUnreachable: (phone, unreachable) => run(() => sim.setUnreachable(phone, unreachable)),
+      scan: (input) => run(() => engine.connect.scan(input)),
     },
+    webhooks: localWebhooksClient(() => engine.webhooks(workspaceId)),
+    listen: createLocalListenClient(engine, workspaceId),
     close,
   };
 }

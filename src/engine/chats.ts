@@ -4,6 +4,7 @@ import type { ChatRow } from '../store/chat-store.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { conflict, invalid, notFound } from './errors.js';
+import { assertId } from './ids.js';
 import { pageOf } from './paging.js';
 
 const MAX_CHAT_NAME = 200;
@@ -48,7 +49,8 @@ function freeChatName(ctx: EngineContext, workspaceId: number, base: string): st
 
 /** A chat of this workspace by id, or not_found (a chat of another workspace is not found either). */
 export function chatOfWorkspace(ctx: EngineContext, workspaceId: number, chatId: number): ChatRow {
-  const chat = Number.isSafeInteger(chatId) ? ctx.stores.chats.byId(workspaceId, chatId) : undefined;
+  assertId('chat id', chatId);
+  const chat = ctx.stores.chats.byId(workspaceId, chatId);
   if (chat === undefined) throw notFound(`chat ${chatId}`, 'list chats with `svc chats list`');
   return chat;
 }

@@ -29,6 +29,10 @@ export interface EngineConfig {
   maxFileBytes: number;
   downloadUrlTtlMs: number;
   webhookRetryDelaysMs: number[];
+  /** Most webhook subscriptions one workspace (or partner) may hold; one more is a 409. */
+  webhookSubscriptionLimit: number;
+  /** Deliveries failed in a row (after all attempts) before the owner is notified. */
+  webhookFailureNotifyThreshold: number;
 }
 
 export const defaultEngineConfig: EngineConfig = {
@@ -43,6 +47,8 @@ export const defaultEngineConfig: EngineConfig = {
   maxFileBytes: 25 * 1024 * 1024,
   downloadUrlTtlMs: 15 * 60 * 1000,
   webhookRetryDelaysMs: [5000, 30_000],
+  webhookSubscriptionLimit: 20,
+  webhookFailureNotifyThreshold: 3,
 };
 
 export interface Logger {

@@ -2,7 +2,9 @@ import type { Db } from '../store/database.js';
 import type { NetworkDriver } from '../network/driver.js';
 import { SimDriver } from '../network/sim-driver.js';
 import { createSendDispatcher } from '../workers/send-dispatcher.js';
+import { createWebhookRunner } from '../workers/webhook-runner.js';
 import { createWorkerRunner, type JobRunner } from '../workers/worker-runner.js';
+import type { SendFn } from '../webhooks/delivery-worker.js';
 import { listAccounts } from './accounts.js';
 import { listChats, chatDto, chatOfWorkspace, updateChat } from './chats.js';
 import { systemClock, systemRandom, type Clock, type Random } from './clock.js';
@@ -17,6 +19,9 @@ import { createConnectApi, createPartnerApi, createPartnerDirectory } from './pa
 import { createPartner } from './partners.js';
 import { createSimApi } from './sim-api.js';
 import { authenticateToken } from './tokens.js';
+import { listenSessions } from './listen-sessions.js';
+import { createWebhookEventSink } from './webhook-events.js';
+import { workspaceSubscriptions } from './webhook-subscriptions.js';
 import { createWorkspace, ensureLocalWorkspace, updateWorkspace, workspaceDto } from './workspaces.js';
 
 /** The parts an engine is built from; everything but `db` has a default. */
@@ -30,8 +35,10 @@ export interface EngineParts {
   config?: Partial<EngineConfig>;
   /** Receives domain events inside their transactions (the webhook outbox). */
   events?: (ctx: EngineContext) => EventSink;
-  /** Extra background work beside the send dispatcher (webhook delivery). */
+  /** Extra background work beside the send dispatcher and the webhook worker. */
   runners?: (ctx: EngineContext) => JobRunner[];
+  /** Outbound webhook HTTP; defaults to undici through the address-checking dispatcher. */
+  webhookSend?: SendFn;
 }
 
 /** Builds an engine from its parts. The caller owns the lifecycle: `workers.start()` and `close()`. */
@@ -54,9 +61,11 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     events: ignoreEvents,
     stores,
   };
-  ctx.events = parts.events?.(ctx) ?? ignoreEvents;
+  // The webhook outbox is the default sink: every engine (local and served) records deliveries.
+  ctx.events = parts.events?.(ctx) ?? createWebhookEventSink(ctx, ignoreEvents);
   ctx.network.start(createInbound(ctx));
-  const workers = createWorkerRunner([createSendDispatcher(ctx), ...(parts.runners?.(ctx) ?? [])], clock, ctx.logger);
+  const webhookRunner = createWebhookRunner(ctx, parts.webhookSend === undefined ? {} : { send: parts.webhookSend });
+  const workers = createWorkerRunner([createSendDispatcher(ctx), webhookRunner, ...(parts.runners?.(ctx) ?? [])], clock, ctx.logger);
 
   const workspace = (workspaceId: number, options: { linkBase?: string } = {}): WorkspaceApi => {
     const linkBase = options.linkBase ?? ctx.config.publicUrl;
@@ -88,6 +97,8 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     authenticate: (token) => authenticateToken(stores.workspaces, token),
     ensureLocalWorkspace: () => ensureLocalWorkspace(ctx),
     workspace,
+    webhooks: (workspaceId) => workspaceSubscriptions(ctx, workspaceId),
+    listen: (workspaceId) => listenSessions(ctx, workspaceId),
     sim: (workspaceId) => createSimApi(ctx, workspaceId),
     admin: {
       createWorkspace: (input) => createWorkspace(ctx, input),

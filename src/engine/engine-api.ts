@@ -25,6 +25,8 @@ import type {
 import type { Clock } from './clock.js';
 import type { CreatedPartner } from '../client/partner-types.js';
 import type { PartnerDirectory, PartnerApi, ConnectApi } from './partner-api.js';
+import type { WebhookSubscriptionsApi } from './webhook-subscriptions.js';
+import type { ListenSessionsApi } from './listen-sessions.js';
 
 export type { ConnectApi, PartnerApi, PartnerDirectory } from './partner-api.js';
 
@@ -40,6 +42,10 @@ export interface Engine {
   ensureLocalWorkspace(): CreatedWorkspace;
   /** Public API operations of one workspace. `linkBase` is the origin that download links start with. */
   workspace(workspaceId: number, options?: { linkBase?: string }): WorkspaceApi;
+  /** Webhook subscriptions, deliveries and test events of one workspace. */
+  webhooks(workspaceId: number): WebhookSubscriptionsApi;
+  /** `svc webhooks listen` sessions of one workspace: deliveries handed to a listener instead of POSTed. */
+  listen(workspaceId: number): ListenSessionsApi;
   /** Controls of the simulated network for one workspace (only while the sim driver is in use). */
   sim(workspaceId: number): SimApi;
   admin: AdminApi;
@@ -102,7 +108,7 @@ export interface DownloadedFile {
   content: Buffer;
 }
 
-/** Background work of this process: the send dispatcher (and later webhook delivery). */
+/** Background work of this process: the send dispatcher and webhook delivery, each on its own loop. */
 export interface WorkerControl {
   /** Starts polling with real timers. Idempotent. */
   start(): void;

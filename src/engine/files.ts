@@ -5,6 +5,7 @@ import type { DownloadedFile } from './engine-api.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { invalid, notFound, SvcError } from './errors.js';
+import { assertUid } from './ids.js';
 import { pageOf } from './paging.js';
 
 const MAX_FILENAME = 255;
@@ -17,7 +18,8 @@ export function uploadFile(ctx: EngineContext, workspaceId: number, input: FileU
   if (input.content.byteLength > ctx.config.maxFileBytes) {
     throw new SvcError('payload_too_large', `Files may be at most ${ctx.config.maxFileBytes} bytes`);
   }
-  const mimetype = input.mimetype?.trim() || 'application/octet-stream';
+  // Type and subtype only, lower case: what a multipart upload over HTTP yields too (its parser drops parameters).
+  const mimetype = input.mimetype?.split(';')[0]?.trim().toLowerCase() || 'application/octet-stream';
   const now = ctx.clock.now();
   const uid = randomUUID();
   ctx.stores.files.insert({ uid, workspaceId, filename, mimetype, size: input.content.byteLength, content: input.content, now });
@@ -26,7 +28,8 @@ export function uploadFile(ctx: EngineContext, workspaceId: number, input: FileU
 
 /** A file of this workspace, or not_found. */
 export function fileOfWorkspace(ctx: EngineContext, workspaceId: number, uid: string): FileRow {
-  const file = typeof uid === 'string' ? ctx.stores.files.byUid(workspaceId, uid) : undefined;
+  assertUid('file uid', uid);
+  const file = ctx.stores.files.byUid(workspaceId, uid);
   if (file === undefined) throw notFound(`file ${uid}`, 'upload it first with `svc files upload PATH`');
   return file;
 }

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, NetworkEvents } from '../network/driver.js';
 import { changeAccountStatus } from './accounts.js';
+import { timeOrderedUid } from './time-ordered-uid.js';
 import { findOrCreateChat } from './chats.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { invalid, notFound } from './errors.js';
@@ -44,8 +44,8 @@ function receiveMessage(ctx: EngineContext, message: IncomingMessage): { message
       if (original === undefined || original.chat_id !== chat.id) throw notFound(`message ${message.replyToUid} in this chat`);
       replyToId = original.id;
     }
-    const uid = randomUUID();
     const now = ctx.clock.now();
+    const uid = timeOrderedUid(now);
     const messageId = ctx.stores.messages.insert({
       uid, workspaceId, chatId: chat.id, accountId: account.id, direction: 'received', status: 'Sent',
       text, fileId, templateId: null, replyToId, credits: 0, now,

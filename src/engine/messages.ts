@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { MessageDto, Page, SendFields, SendResult, SendToChatInput, SendToChatNameInput, SendToPhoneInput } from '../client/types.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { ChatRow } from '../store/chat-store.js';
@@ -6,11 +5,13 @@ import type { MessageRow } from '../store/message-store.js';
 import { accountOfWorkspace } from './accounts.js';
 import { chatOfWorkspace, findOrCreateChat } from './chats.js';
 import { isoTime } from './clock.js';
+import { timeOrderedUid } from './time-ordered-uid.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { creditsFor, debitCredits } from './credits.js';
 import { checkQuotaAlerts } from './partner-alerts.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { fileOfWorkspace } from './files.js';
+import { assertId, assertUid } from './ids.js';
 import { pageOf } from './paging.js';
 import { loadWorkspace } from './workspaces.js';
 
@@ -62,6 +63,7 @@ function acceptOutgoing(
   if (fields.file_uid !== undefined && fields.attachment_template_id !== undefined) {
     throw invalid('give file_uid or attachment_template_id, not both');
   }
+  if (fields.attachment_template_id !== undefined) assertId('attachment_template_id', fields.attachment_template_id);
   const hasAttachment = fields.file_uid !== undefined || fields.attachment_template_id !== undefined;
   if ((text === null || text.length === 0) && !hasAttachment) {
     throw invalid('a message needs text, file_uid or attachment_template_id');
@@ -80,7 +82,7 @@ function acceptOutgoing(
     const fileId = fields.file_uid !== undefined ? fileOfWorkspace(ctx, workspaceId, fields.file_uid).id : (template?.file_id ?? null);
     const replyToId = resolveReplyTo(ctx, workspaceId, account, fields.reply_to);
     const credits = creditsFor(text, fileId !== null);
-    const uid = randomUUID();
+    const uid = timeOrderedUid(now);
     const messageId = ctx.stores.messages.insert({
       uid, workspaceId, chatId: chat.id, accountId: account.id, direction: 'sent', status: 'Pending',
       text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
@@ -123,7 +125,8 @@ function normalisePhone(phone: unknown): string {
 
 /** A message of this workspace by uid, or not_found (another workspace's message is not found either). */
 export function messageOfWorkspace(ctx: EngineContext, workspaceId: number, uid: string): MessageRow {
-  const row = typeof uid === 'string' ? ctx.stores.messages.byUid(uid) : undefined;
+  assertUid('message uid', uid);
+  const row = ctx.stores.messages.byUid(uid);
   if (row === undefined || row.workspace_id !== workspaceId) throw notFound(`message ${uid}`);
   return row;
 }

@@ -2,10 +2,12 @@ import type { Page } from '../client/types.js';
 import { invalid } from './errors.js';
 
 export const PAGE_SIZE = 50;
+/** Highest page number accepted; the HTTP query schema uses the same bound. */
+export const MAX_PAGE = 1_000_000;
 
 /** Reads one page (from 1) by asking for one row more than a page, to know whether another follows. */
 export function pageOf<Row, Item>(page: number, read: (limit: number, offset: number) => Row[], map: (row: Row) => Item): Page<Item> {
-  if (!Number.isSafeInteger(page) || page < 1) throw invalid('page must be a whole number of 1 or more');
+  if (!Number.isSafeInteger(page) || page < 1 || page > MAX_PAGE) throw invalid(`page must be a whole number from 1 to ${MAX_PAGE}`);
   const rows = read(PAGE_SIZE + 1, (page - 1) * PAGE_SIZE);
   return { items: rows.slice(0, PAGE_SIZE).map(map), page, has_more_pages: rows.length > PAGE_SIZE };
 }

@@ -1,19 +1,21 @@
 /**
  * Builds the HTTP server over an Engine, without listening (tests use `inject`, `serve` listens).
  * Layout of DESIGN.md section 3: `/api` Public API, `/files` pre-signed downloads, `/sim` network controls,
- * `/healthz`. Later areas (`/partner`) and Public API groups (webhooks) plug in through `areas` and
+ * `/partner` Partner API, `/connect` QR connection pages, `/healthz`. Later areas (`/partner`) and Public API groups (webhooks) plug in through `areas` and
  * `apiRouteGroups`, or by joining the default lists in this folder.
  */
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine-api.js';
 import { SvcError } from '../engine/errors.js';
 import { decorateAuth } from './auth.js';
 import { downloadRoutes } from './download-routes.js';
-import { type InternalErrorListener, buildErrorHandler, notFoundHandler, redactUrl } from './errors.js';
+import { type InternalErrorListener, buildErrorHandler, errorBody, notFoundHandler, redactUrl } from './errors.js';
 import { PUBLIC_API_ROUTE_GROUPS, publicApiPlugin } from './public-api-plugin.js';
 import type { RouteContext, RouteGroup } from './route-context.js';
 import { simRoutes } from './sim-routes.js';
+import { connectRoutes } from './connect-routes.js';
+import { partnerApiPlugin } from './partner-api-plugin.js';
 import { formatValidationErrors, validatorCompiler } from './validation.js';
 
 /** An area of the server with its own prefix and authentication, e.g. `{ prefix: '/partner', plugin }`. */
@@ -55,6 +57,15 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
     return503OnClosing: false,
     schemaErrorFormatter: formatValidationErrors,
     routerOptions: { maxParamLength: 256 },
+    // The router answers a malformed URL or an overlong path segment itself, before any hook or error handler;
+    // without this its answer would be Fastify's own body, not the catalogue's.
+    frameworkErrors: (error, _request, reply) => {
+      const invalidUrl = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const mapped = invalidUrl
+        ? new SvcError('validation_error', 'The URL has a malformed or overlong path segment')
+        : new SvcError('internal_error', 'Internal server error');
+      void (reply as FastifyReply).code(mapped.status).send(errorBody(mapped));
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(buildErrorHandler(opts.onInternalError));
@@ -93,6 +104,8 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   });
   app.register(downloadRoutes, { prefix: '/files', ...ctx });
   app.register(simRoutes, { prefix: '/sim', ...ctx });
+  app.register(partnerApiPlugin, { prefix: '/partner', ...ctx });
+  app.register(connectRoutes, { prefix: '/connect', ...ctx });
   for (const area of opts.areas ?? []) app.register(area.plugin, { prefix: area.prefix, ...ctx });
   return app;
 }

@@ -4,12 +4,14 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { useBearerAuth } from './auth.js';
+import { listenRoutes } from './listen-routes.js';
 import { registerOpenApi } from './openapi.js';
 import { publicChatsRoutes } from './public-chats-routes.js';
 import { publicFilesRoutes } from './public-files-routes.js';
 import { publicMessagesRoutes } from './public-messages-routes.js';
 import { publicWorkspaceRoutes } from './public-workspace-routes.js';
 import type { RouteContext, RouteGroup } from './route-context.js';
+import { publicWebhookRoutes } from './webhook-routes.js';
 
 /** The Public API's own route groups. The webhooks group joins this list (or comes via `apiRouteGroups`). */
 export const PUBLIC_API_ROUTE_GROUPS: readonly RouteGroup[] = [
@@ -17,6 +19,8 @@ export const PUBLIC_API_ROUTE_GROUPS: readonly RouteGroup[] = [
   publicChatsRoutes,
   publicFilesRoutes,
   publicWorkspaceRoutes,
+  publicWebhookRoutes,
+  listenRoutes,
 ];
 
 /** Options of the `/api` area: the route context plus the groups to serve. */

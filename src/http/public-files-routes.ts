@@ -98,5 +98,9 @@ const readUpload = async (request: FastifyRequest) => {
   }
   // toBuffer throws a 413 once the stream passes the size limit.
   const content = await part.toBuffer();
-  return { filename: part.filename, mimetype: part.mimetype, content };
+  return { filename: decodeFormFilename(part.filename), mimetype: part.mimetype, content };
 };
+
+/** FormData senders (browsers, undici) escape `"`, CR and LF in a multipart filename (WHATWG HTML); undo it. */
+const decodeFormFilename = (filename: string): string =>
+  filename.replace(/%22|%0D|%0A/gi, (escape) => ({ '%22': '"', '%0D': '\r', '%0A': '\n' })[escape.toUpperCase()] ?? escape);

@@ -1,10 +1,12 @@
 /** `/sim/...`: controls of the simulated messenger network, authenticated with the workspace token. */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { SimConnectInput, SimReactInput, SimReceiveInput } from '../client/types.js';
+import type { SimScanInput } from '../client/partner-types.js';
 import type { SimApi } from '../engine/engine-api.js';
 import { useBearerAuth, workspaceIdOf } from './auth.js';
 import { type RouteContext, ok } from './route-context.js';
 import { responses } from './schemas/common-schemas.js';
+import { simScanBody, simScanSchema } from './schemas/sim-scan-schemas.js';
 import {
   simAccountSchema,
   simReactSchema,
@@ -50,6 +52,14 @@ export const simRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => {
       async (request) => ok(sim(request)[action](request.params.phone)),
     );
   }
+
+  // The simulated phone scanning a partner QR link: the link (or the payload its page shows) is the
+  // credential, as for a real phone, so no workspace token is asked for.
+  app.post<{ Body: SimScanInput }>(
+    '/scan',
+    { schema: { body: simScanBody, response: responses(simScanSchema) }, config: { skipAuth: true } },
+    async (request) => ok(ctx.engine.connect.scan(request.body)),
+  );
 
   app.put<{ Params: PhoneParams; Body: { unreachable: boolean } }>(
     '/numbers/:phone/unreachable',

@@ -49,6 +49,8 @@ export const CONNECT_PAGE_SCRIPT = `
   }
   function setState(state) { body.setAttribute('data-state', state); }
   function showQr(svg, payload) {
+    // Each new stream (first open, reconnect) starts with the current code; the parent hears only changes.
+    if (payload === qrBox.getAttribute('data-payload') && body.getAttribute('data-state') === 'waiting') return;
     if (svg) qrBox.innerHTML = svg;
     qrBox.setAttribute('data-payload', payload);
     setState('waiting');

@@ -19,6 +19,8 @@ export interface ClaimedDelivery {
   url: string;
   secret: string;
   listenSessionId: string | null;
+  /** Set for a partner's subscription (its deliveries carry X-SVC-* headers). */
+  partnerId: number | null;
 }
 
 export interface ClaimOptions {
@@ -71,6 +73,7 @@ const rowToClaimed = (row: DeliveryRow): ClaimedDelivery => ({
   url: row.url,
   secret: row.secret,
   listenSessionId: row.listen_session_id,
+  partnerId: row.partner_id,
 });
 
 const SELECT_DELIVERY = `

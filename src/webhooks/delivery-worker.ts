@@ -40,8 +40,10 @@ export interface DeliveryWorkerOptions {
   failureNotifyThreshold?: number;
   /** When set, the URL is checked again before each attempt: the policy may be stricter now than at creation. */
   urlPolicy?: UrlPolicyMode;
-  /** Extra headers per delivery (partner webhooks add X-SVC-Partner-Id and X-SVC-Signature). */
-  extraHeaders?: (delivery: ClaimedDelivery) => Record<string, string>;
+  /** Extra headers per delivery (partner webhooks add X-SVC-Partner-Id and X-SVC-Signature); `body` is what is sent. */
+  extraHeaders?: (delivery: ClaimedDelivery, body: string) => Record<string, string>;
+  /** The body to send for this attempt (the engine re-signs attachment links here); default: the stored payload. */
+  prepareBody?: (delivery: ClaimedDelivery) => string;
   /** Unexpected errors (e.g. the database was busy when recording); the lease then expires and it is retried. */
   onError?: (error: unknown) => void;
 }
@@ -57,8 +59,8 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private processed = 0;
-  private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders'>> &
-    Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders'>;
+  private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody'>> &
+    Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody'>;
 
   constructor(options: DeliveryWorkerOptions) {
     this.o = {
@@ -79,6 +81,9 @@ export class DeliveryWorker {
     if (free <= 0) return 0;
     let claimed: ClaimedDelivery[];
     try {
+      // A plain read first: most polls find nothing due and should not take the write lock for that.
+      const due = this.o.queue.nextDueAt();
+      if (due === null || due > this.o.clock.now()) return 0;
       claimed = this.o.queue.claimDue({
         now: this.o.clock.now(),
         limit: free,
@@ -153,14 +158,15 @@ export class DeliveryWorker {
   private async attempt(delivery: ClaimedDelivery): Promise<SendOutcome> {
     try {
       if (this.o.urlPolicy !== undefined) validateWebhookUrl(delivery.url, this.o.urlPolicy);
+      const body = this.o.prepareBody?.(delivery) ?? delivery.payload;
       const headers = {
         'user-agent': 'svc-webhooks/1',
-        ...(this.o.extraHeaders?.(delivery) ?? {}),
+        ...(this.o.extraHeaders?.(delivery, body) ?? {}),
         ...signedHeaders({
           secret: delivery.secret,
           msgId: delivery.msgId,
           timestamp: Math.floor(this.o.clock.now() / 1000),
-          body: delivery.payload,
+          body,
         }),
       };
       return await this.o.send({
@@ -168,7 +174,7 @@ export class DeliveryWorker {
         subscriptionId: delivery.subscriptionId,
         url: delivery.url,
         headers,
-        body: delivery.payload,
+        body,
       });
     } catch (error) {
       return { ok: false, statusCode: null, durationMs: 0, error: describeError(error) };

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderQrSvg } from '../../src/partner/connect-page.js';
-import { PAIRING_WINDOW_MS, generateLinkCode, pairingPayload } from '../../src/partner/pairing.js';
+import { PAIRING_WINDOW_MS } from '../../src/partner/pairing.js';
 import { decodeRgba } from '../partner/terminal-qr-decode.js';
-import { startFakeConnectServer, startParentSite, type FakeConnectServer } from './fake-connect-server.js';
+import { startParentSite, startRealConnectServer, type RealConnectServer } from './connect-servers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -18,6 +17,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 const PHONE = '+15550001234';
+const PHONE_2 = '+15550001235';
 
 interface PostedMessage {
   origin: string;
@@ -79,12 +79,6 @@ async function decodeShownQr(frame: Page | Frame): Promise<string | null> {
   return pixels === null ? null : decodeRgba(new Uint8ClampedArray(Buffer.from(pixels, 'base64')), size, size);
 }
 
-/** A fresh QR event for a link, as the real server pushes when the pairing window turns. */
-async function nextQrEvent(code: string) {
-  const payload = pairingPayload(code, Date.now() + PAIRING_WINDOW_MS);
-  return { type: 'qr' as const, svg: await renderQrSvg(payload), payload, rotates_at: 0 };
-}
-
 const messagesOf = (page: Page) => page.evaluate(() => (globalThis as unknown as BrowserGlobals).svcMessages);
 
 async function waitForMessage(page: Page, predicate: (message: PostedMessage) => boolean): Promise<PostedMessage> {
@@ -103,12 +97,12 @@ if (!existsSync(CHROMIUM)) {
 } else {
   describe('connect page in headless Chromium', () => {
     let browser: Browser;
-    let server: FakeConnectServer;
+    let server: RealConnectServer;
     let parent: { origin: string; close(): Promise<void> };
     const consoleErrors: string[] = [];
 
     beforeAll(async () => {
-      [server, parent] = await Promise.all([startFakeConnectServer(), startParentSite()]);
+      [server, parent] = await Promise.all([startRealConnectServer(), startParentSite()]);
       browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     });
     afterAll(async () => {
@@ -126,40 +120,35 @@ if (!existsSync(CHROMIUM)) {
       return page;
     }
 
-    it('connect page: standalone shows the QR, follows rotation and shows the phone without a reload', async () => {
-      const code = generateLinkCode();
+    const shownPayload = (frame: Page | Frame) => frame.locator('#svc-qr').getAttribute('data-payload');
+
+    it('connect page: standalone shows the QR, follows rotation and shows the phone after a scan, without a reload', async () => {
+      const { link } = await server.newLink();
       const page = await newPage();
-      await page.goto(`${server.origin}/connect/${code}`);
+      await page.goto(link);
       await page.locator('#svc-qr svg').waitFor({ state: 'visible' });
-      const initialPayload = await page.locator('#svc-qr').getAttribute('data-payload');
+      const initialPayload = await shownPayload(page);
       expect(await decodeShownQr(page)).toBe(initialPayload);
       await page.evaluate(() => ((globalThis as unknown as BrowserGlobals).notReloaded = true));
 
-      await server.waitForStream(code);
-      const rotated = await nextQrEvent(code);
-      server.push(code, rotated);
-      await page.waitForFunction(
-        (payload) =>
-          (globalThis as unknown as BrowserGlobals).document.getElementById('svc-qr')?.getAttribute('data-payload') ===
-          payload,
-        rotated.payload,
-      );
-      expect(await decodeShownQr(page)).toBe(rotated.payload);
+      // The server's feed re-reads the link every second; the next pairing window brings a new payload.
+      server.clock.advance(PAIRING_WINDOW_MS);
+      await expect.poll(() => shownPayload(page), { timeout: 10_000 }).not.toBe(initialPayload);
+      expect(await decodeShownQr(page)).toBe(await shownPayload(page));
 
-      server.push(code, { type: 'connected', phone: PHONE });
+      await server.scan(link, PHONE);
       await page.locator('.state-connected').waitFor({ state: 'visible' });
       expect(await page.locator('#svc-phone').textContent()).toBe(PHONE);
       expect(await page.locator('#svc-qr').isVisible()).toBe(false);
       expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).notReloaded)).toBe(true);
-      // The page closes its stream once connected instead of reconnecting forever.
-      await expect.poll(() => server.streamCount(code)).toBe(0);
+      expect(server.engine.workspace(1).listAccounts().map((a) => a.phone)).toContain(PHONE);
       expect(consoleErrors).toEqual([]);
       await page.close();
     });
 
     it('connect page: an embedded page is transparent, fits its iframe and posts qr and connected to the parent', async () => {
-      const code = generateLinkCode();
-      const src = `${server.origin}/connect/${code}?display_mode=embedding`;
+      const { link } = await server.newLink();
+      const src = `${link}?display_mode=embedding`;
       const page = await newPage();
       await page.goto(`${parent.origin}/partner-app?src=${encodeURIComponent(src)}`);
       const first = await waitForMessage(page, (message) => message.data.type === 'svc:qr');
@@ -179,30 +168,28 @@ if (!existsSync(CHROMIUM)) {
       });
       expect(layout).toEqual({ background: 'rgba(0, 0, 0, 0)', fits: true, headingShown: false });
 
-      await server.waitForStream(code);
-      const rotated = await nextQrEvent(code);
-      server.push(code, rotated);
-      await waitForMessage(page, (message) => message.data.type === 'svc:qr' && message.data.data === rotated.payload);
+      server.clock.advance(PAIRING_WINDOW_MS);
+      await waitForMessage(page, (message) => message.data.type === 'svc:qr' && message.data.data !== first.data.data);
 
-      server.push(code, { type: 'connected', phone: PHONE });
+      // The phone scans the code the page shows right now, as a real phone would.
+      server.engine.connect.scan({ payload: (await shownPayload(frame))!, phone: PHONE_2 });
       const connected = await waitForMessage(page, (message) => message.data.type === 'svc:connected');
-      expect(connected).toEqual({ origin: server.origin, data: { type: 'svc:connected', phone: PHONE } });
+      expect(connected).toEqual({ origin: server.origin, data: { type: 'svc:connected', phone: PHONE_2 } });
       await frame.locator('.state-connected').waitFor({ state: 'visible' });
-      expect(await frame.locator('#svc-phone').textContent()).toBe(PHONE);
+      expect(await frame.locator('#svc-phone').textContent()).toBe(PHONE_2);
       expect((await messagesOf(page)).map((message) => message.data.type)).toEqual(['svc:qr', 'svc:qr', 'svc:connected']);
       expect(consoleErrors).toEqual([]);
       await page.close();
     });
 
     it('connect page: an expired link switches state and tells the parent', async () => {
-      const code = generateLinkCode();
-      const src = `${server.origin}/connect/${code}?display_mode=embedding`;
+      const { link } = await server.newLink(1);
+      const src = `${link}?display_mode=embedding`;
       const page = await newPage();
       await page.goto(`${parent.origin}/partner-app?src=${encodeURIComponent(src)}`);
       await waitForMessage(page, (message) => message.data.type === 'svc:qr');
-      await server.waitForStream(code);
 
-      server.push(code, { type: 'expired' });
+      server.clock.advance(3_600_000);
       const expired = await waitForMessage(page, (message) => message.data.type === 'svc:expired');
       expect(expired.data).toEqual({ type: 'svc:expired', reason: 'expired' });
       const frame = page.frame({ url: /display_mode=embedding/ })!;

@@ -115,6 +115,7 @@ export function fakeClient(
       suspend: record('sim.suspend', () => ({ phone: '+15550001', status: 'suspended' as const })),
       resume: record('sim.resume', () => ({ phone: '+15550001', status: 'connected' as const })),
       setUnreachable: record('sim.setUnreachable', () => ({ phone: '+4915112345', unreachable: true })),
+      scan: record('sim.scan', () => ({ phone: '+15550001', status: 'connected' as const, workspace_id: 1, user_id: 1 })),
     },
     async close() {
       client.closed = true;

@@ -196,10 +196,30 @@ export function createFakeEngine(): FakeEngine {
     authenticate: (token) => (token === TOKEN ? 1 : token === OTHER_TOKEN ? 2 : null),
     ensureLocalWorkspace: () => ({ workspace_id: 1, token: TOKEN }),
     workspace,
+    // Webhook routes are tested against the real engine (test/webhooks); this fake does not serve them.
+    webhooks: () => {
+      throw new Error('webhooks are not faked');
+    },
+    // Listen sessions are tested against the real engine (test/listen).
+    listen: () => {
+      throw new Error('listen sessions are not faked');
+    },
     sim,
     admin: {
       createWorkspace: () => ({ workspace_id: 3, token: 'tok_new' }),
       updateWorkspace: () => workspaceDto,
+      createPartner: (input) => ({ partner_id: 'ptn_fake00000', partner_secret: 'pts_fake', name: input.name }),
+    },
+    // The partner area is tested against the real engine (test/partner); here it knows no partners.
+    partners: { secretOf: () => null, verifySecret: () => false },
+    partner: () => {
+      throw new SvcError('unauthorized', 'no partners in the fake engine');
+    },
+    connect: {
+      snapshot: () => null,
+      scan: () => {
+        throw notFound('QR link');
+      },
     },
     grouped: async (fn) => fn(),
     download: (uid, expires, signature) => {

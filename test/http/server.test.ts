@@ -114,6 +114,17 @@ describe('server', () => {
       '/messages/to_chat_name',
       '/messages/{uid}',
       '/messenger_accounts',
+      '/webhooks',
+      '/webhooks/listen',
+      '/webhooks/listen/secret',
+      '/webhooks/listen/{id}',
+      '/webhooks/listen/{id}/results',
+      '/webhooks/listen/{id}/stream',
+      '/webhooks/{id}',
+      '/webhooks/{id}/deliveries',
+      '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      '/webhooks/{id}/secret',
+      '/webhooks/{id}/test',
       '/workspace',
     ]);
     expect(doc.paths['/messages/to_chat_name'].post.deprecated).toBe(true);
@@ -128,19 +139,19 @@ describe('server', () => {
       engine,
       apiRouteGroups: [
         async (scope, ctx) => {
-          scope.get('/webhooks', { schema: { summary: 'List webhooks' } }, async (request) =>
+          scope.get('/extras', { schema: { summary: 'List extras' } }, async (request) =>
             ok({ workspace: workspaceApi(ctx, request).getWorkspace().id }),
           );
         },
       ],
     });
-    expect((await app.inject({ method: 'GET', url: '/api/webhooks' })).statusCode).toBe(401);
-    expect((await app.inject({ method: 'GET', url: '/api/webhooks', headers: auth() })).json()).toEqual({
+    expect((await app.inject({ method: 'GET', url: '/api/extras' })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/api/extras', headers: auth() })).json()).toEqual({
       status: 'ok',
       data: { workspace: 1 },
     });
     const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
-    expect(doc.paths['/webhooks'].get.summary).toBe('List webhooks');
+    expect(doc.paths['/extras'].get.summary).toBe('List extras');
   });
 
   it('areas: an extra area mounts at its prefix with its own auth, outside the Public API document', async () => {

@@ -58,6 +58,24 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
       const updated = await withEngine(ctx, (engine) => engine.admin.updateWorkspace(ws, input));
       ctx.output.result(updated, workspaceView(updated));
     });
+
+  registerAdminPartner(admin, ctx);
+}
+
+/** `svc admin partner create`: issues a Partner ID and Secret out of band (DESIGN.md 6). */
+function registerAdminPartner(admin: Command, ctx: CliContext): void {
+  admin
+    .command('partner')
+    .description('partner records')
+    .command('create')
+    .description('create a partner and print its Partner ID and Secret (shown this once)')
+    .requiredOption('--name <name>', 'partner name')
+    .action(async (opts: { name: string }) => {
+      const created = await withEngine(ctx, (engine) => engine.admin.createPartner({ name: opts.name }));
+      const result = { partner_id: created.partner_id, partner_secret: created.partner_secret };
+      ctx.output.result(result, { kind: 'record', rows: [['partner_id', result.partner_id], ['partner_secret', result.partner_secret]] });
+      ctx.output.note('hand both to the partner; the secret is not shown again (`svc login --partner` stores it)');
+    });
 }
 
 // Commander turns a parser's null into '', so "default" stays a word here and becomes null in the action.

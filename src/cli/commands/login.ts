@@ -3,13 +3,20 @@ import { DEFAULT_PROFILE } from '../../client/config.js';
 import { isSvcError, SvcError } from '../../engine/errors.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
+import { httpUrl } from '../parse.js';
+import { loginPartner, type PartnerLoginOptions } from './login-partner.js';
 
 /** `svc login`: checks a base URL and token against the server and saves them as a profile. */
 export function registerLogin(program: Command, ctx: CliContext): void {
   program
     .command('login')
     .description('save a remote instance (--base-url, --token) as a profile (--profile, default "default")')
-    .action(async () => {
+    .option('--partner', 'save Partner API credentials instead (--partner-id, secret asked for or SVC_PARTNER_SECRET)')
+    .option('--partner-base-url <url>', 'Partner API of a remote instance, e.g. http://127.0.0.1:8080/partner (default: the local engine)', httpUrl)
+    .option('--partner-id <id>', 'Partner ID (env SVC_PARTNER_ID)')
+    .option('--partner-secret <secret>', 'Partner Secret (env SVC_PARTNER_SECRET; prefer the prompt, flags end up in shell history)')
+    .action(async (opts: PartnerLoginOptions & { partner?: boolean }) => {
+      if (opts.partner === true) return loginPartner(ctx, opts);
       const { globals, io, profiles } = ctx;
       const name = globals.profile ?? nonEmpty(io.env['SVC_PROFILE']) ?? profiles.current ?? DEFAULT_PROFILE;
       const existing = profiles.get(name);

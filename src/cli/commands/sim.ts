@@ -95,6 +95,20 @@ export function registerSim(program: Command, ctx: CliContext): void {
   }
 
   sim
+    .command('scan')
+    .argument('<qr_link>', 'a link printed by `svc partner qr`')
+    .description('the simulated phone scans a partner QR link and connects as that link\'s user')
+    .requiredOption('--phone <phone>', 'number of the scanning phone, e.g. +15550001')
+    .action(async (link: string, opts: { phone: string }) => {
+      // The link, not a workspace, says where the account goes: no --workspace here.
+      const result = await (await ctx.client()).sim.scan({ qr_link: link, phone: opts.phone });
+      ctx.output.result(result, {
+        kind: 'record',
+        rows: [['phone', result.phone], ['status', result.status], ['workspace_id', result.workspace_id], ['user_id', result.user_id]],
+      });
+    });
+
+  sim
     .command('unreachable')
     .description('make a contact number unreachable, so sends to it fail (--off to undo)')
     .requiredOption('--phone <phone>', 'contact number')

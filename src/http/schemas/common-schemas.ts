@@ -2,6 +2,8 @@
  * Schemas shared by every route: the `{status, data}` envelope, the error body, list paging and path ids.
  * Plain JSON Schema objects, so Fastify validates with them and @fastify/swagger documents them.
  */
+import { MAX_UID_LENGTH } from '../../engine/ids.js';
+import { MAX_PAGE } from '../../engine/paging.js';
 
 /** JSON Schema as route definitions hold it. */
 export type JsonSchema = Record<string, unknown>;
@@ -61,13 +63,13 @@ export const idParams = {
 export const uidParams = {
   type: 'object',
   required: ['uid'],
-  properties: { uid: { type: 'string', minLength: 1, maxLength: 200 } },
+  properties: { uid: { type: 'string', minLength: 1, maxLength: MAX_UID_LENGTH } },
 } as const;
 
 /** `?page=N`, from 1, default 1. */
 export const pageQuery = {
   type: 'object',
-  properties: { page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 } },
+  properties: { page: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 } },
 } as const;
 
 export interface IdParams {

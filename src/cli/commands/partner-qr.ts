@@ -1,0 +1,99 @@
+import type { Command } from 'commander';
+import type { PartnerClient } from '../../client/partner-client.js';
+import type { PartnerUserAccountDto, QrLinkDto } from '../../client/partner-types.js';
+import { renderTerminalQr } from '../../partner/terminal-qr.js';
+import type { CliContext } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { positiveInt, seconds } from '../parse.js';
+
+const POLL_MS = 1000;
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+interface QrOptions {
+  embed?: boolean;
+  expiresInHours?: number;
+  wait?: boolean;
+  timeout: number;
+  lightBackground?: boolean;
+}
+
+/** `svc partner qr WS USER`: a QR link for the user, printed and drawn in the terminal; `--wait` until it is scanned. */
+export function registerPartnerQr(partner: Command, ctx: CliContext): void {
+  partner
+    .command('qr')
+    .argument('<ws>', 'workspace id', positiveInt)
+    .argument('<user>', 'user id', positiveInt)
+    .description('create a QR link for connecting the user\'s messenger account (revokes the previous link)')
+    .option('--embed', 'print the link for an iframe (display_mode=embedding)')
+    .option('--expires-in-hours <n>', 'link lifetime, 1 to 168 hours (default 24)', positiveInt)
+    .option('--wait', 'wait until the account connects, then print its phone')
+    .option('--timeout <seconds>', 'longest wait with --wait', seconds, 600)
+    .option('--light-background', 'draw the QR for a terminal with a light background')
+    .action(async (ws: number, user: number, opts: QrOptions) => {
+      const client = await ctx.partnerClient();
+      const before = accountOf(await client.listUsers(ws), user);
+      const link = await client.createQrLink(ws, user, opts.expiresInHours === undefined ? {} : { expires_in_hours: opts.expiresInHours });
+      const shown = opts.embed === true ? embeddingLink(link.qr_link) : link.qr_link;
+      const result: QrLinkDto & { embed_link?: string } = opts.embed === true ? { ...link, embed_link: shown } : link;
+      // With --wait and --json, the one JSON result comes after the scan; otherwise the link is shown now.
+      if (!ctx.output.json || opts.wait !== true) {
+        const qr = renderTerminalQr(shown, { lightBackground: opts.lightBackground === true });
+        ctx.output.result(result, { kind: 'lines', lines: [shown, '', qr.replace(/\n+$/, '')] });
+        ctx.output.note(`expires at ${link.expires_at}; a new link for this user revokes this one`);
+      }
+      if (opts.wait !== true) return;
+      const account = await waitForConnection(ctx, client, ws, user, before, opts.timeout * 1000);
+      ctx.output.result({ ...result, phone: account.phone, connected_at: account.connected_at }, {
+        kind: 'lines',
+        lines: [`connected ${account.phone}`],
+      });
+    });
+}
+
+/** The link with `display_mode=embedding`, for an iframe. */
+const embeddingLink = (link: string): string => {
+  const url = new URL(link);
+  url.searchParams.set('display_mode', 'embedding');
+  return url.toString();
+};
+
+const accountOf = (users: Array<{ user_id: number; messenger_account: PartnerUserAccountDto | null }>, user: number) =>
+  users.find((u) => u.user_id === user)?.messenger_account ?? null;
+
+/**
+ * Polls the user list until the user has a connected account that was not there before the link was made.
+ * The spinner is drawn on stderr only when it is a terminal; Ctrl-C stops with exit 130.
+ */
+async function waitForConnection(
+  ctx: CliContext,
+  client: PartnerClient,
+  ws: number,
+  user: number,
+  before: PartnerUserAccountDto | null,
+  timeoutMs: number,
+): Promise<PartnerUserAccountDto> {
+  const { io, output } = ctx;
+  const spin = output.stderrIsTTY && !output.json;
+  const deadline = io.now() + timeoutMs;
+  let interrupted = false;
+  const unsubscribe = io.onInterrupt(() => {
+    interrupted = true;
+  });
+  let frame = 0;
+  try {
+    for (;;) {
+      const account = accountOf(await client.listUsers(ws), user);
+      const isNew = account !== null && account.status === 'connected' && (before?.status !== 'connected' || account.connected_at !== before.connected_at);
+      if (isNew) return account;
+      if (interrupted) throw new CliError('interrupted', 'stopped waiting for the scan', 'the link stays valid until it expires', EXIT.interrupted);
+      if (io.now() >= deadline) {
+        throw new CliError('timeout', `user ${user} did not connect within ${Math.round(timeoutMs / 1000)} s`, '`svc partner users list WS` shows the account once connected');
+      }
+      if (spin) output.progress(`\r${FRAMES[frame++ % FRAMES.length]} waiting for the phone to scan…`);
+      await io.sleep(POLL_MS);
+    }
+  } finally {
+    unsubscribe();
+    if (spin && frame > 0) output.progress('\r\x1b[2K');
+  }
+}

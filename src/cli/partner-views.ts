@@ -1,0 +1,36 @@
+import type { ApiTokenDto, DisconnectResult, PartnerUserDto, PartnerWorkspaceDto } from '../client/partner-types.js';
+import type { View } from './output.js';
+
+// How Partner API results read for a human; `--json` prints the wire objects instead.
+
+export const partnerWorkspaceView = (w: PartnerWorkspaceDto): View => ({
+  kind: 'record',
+  rows: [
+    ['workspace_id', w.workspace_id],
+    ['display_name', w.display_name],
+    ['seats', `${w.seats_used} of ${w.seats_purchased} used`],
+    ['quota', `${w.messaging_quota.used} of ${w.messaging_quota.total} credits used`],
+    ['created_at', w.created_at],
+  ],
+});
+
+export const partnerUsersTable = (users: PartnerUserDto[]): View => ({
+  kind: 'table',
+  head: ['user_id', 'name', 'phone', 'status', 'connected_at'],
+  rows: users.map((u) => [u.user_id, u.name, u.messenger_account?.phone, u.messenger_account?.status ?? 'not connected', u.messenger_account?.connected_at]),
+  empty: 'no users',
+});
+
+export const apiTokenView = (t: ApiTokenDto): View => ({
+  kind: 'record',
+  rows: [
+    ['workspace_id', t.workspace_id],
+    ['api_token', t.api_token],
+    ['created_at', t.created_at],
+  ],
+});
+
+export const disconnectView = (r: DisconnectResult): View => ({
+  kind: 'lines',
+  lines: [r.disconnected ? `disconnected ${r.phone} at ${r.disconnected_at}` : `nothing to disconnect${r.phone === null ? '' : ` (${r.phone} is already disconnected)`}`],
+});

@@ -1,0 +1,51 @@
+import type {
+  ApiTokenDto,
+  DisconnectResult,
+  PartnerDto,
+  PartnerUserDto,
+  PartnerWorkspaceCreateInput,
+  PartnerWorkspaceDto,
+  PartnerWorkspaceUpdateInput,
+  QrLinkCreateInput,
+  QrLinkDto,
+} from './partner-types.js';
+
+/**
+ * The one interface `svc partner ...` talks to: the local engine on a data directory, or a remote Partner API
+ * over HTTP (a fresh short-lived JWT per request). `createPartnerClient` picks one; commands never know which.
+ */
+export interface PartnerClient {
+  /** Where requests go, for messages. */
+  readonly target: string;
+  describe(): Promise<PartnerDto>;
+  createWorkspace(input: PartnerWorkspaceCreateInput): Promise<PartnerWorkspaceDto>;
+  getWorkspace(workspaceId: number): Promise<PartnerWorkspaceDto>;
+  updateWorkspace(workspaceId: number, input: PartnerWorkspaceUpdateInput): Promise<PartnerWorkspaceDto>;
+  createUsers(workspaceId: number, count: number): Promise<PartnerUserDto[]>;
+  listUsers(workspaceId: number): Promise<PartnerUserDto[]>;
+  createQrLink(workspaceId: number, userId: number, input?: QrLinkCreateInput): Promise<QrLinkDto>;
+  disconnectAccount(workspaceId: number, userId: number): Promise<DisconnectResult>;
+  getApiToken(workspaceId: number): Promise<ApiTokenDto>;
+  rotateApiToken(workspaceId: number): Promise<ApiTokenDto>;
+  close(): Promise<void>;
+}
+
+/** What picks and configures a partner client: a Partner API base URL means remote, otherwise the local engine. */
+export interface PartnerClientConfig {
+  /** e.g. `http://127.0.0.1:8080/partner`. */
+  baseUrl?: string | undefined;
+  partnerId: string;
+  partnerSecret: string;
+  /** Data directory of the local engine. */
+  dataDir: string;
+}
+
+/** The one place that decides between the local engine and a remote Partner API (both loaded lazily). */
+export async function createPartnerClient(config: PartnerClientConfig): Promise<PartnerClient> {
+  if (config.baseUrl !== undefined && config.baseUrl !== '') {
+    const { createPartnerHttpClient } = await import('./partner-http-client.js');
+    return createPartnerHttpClient({ baseUrl: config.baseUrl, partnerId: config.partnerId, partnerSecret: config.partnerSecret });
+  }
+  const { openPartnerLocalClient } = await import('./partner-local-client.js');
+  return openPartnerLocalClient(config);
+}

@@ -1,0 +1,82 @@
+/**
+ * Wire shapes of webhook subscriptions (SPEC.md 2.4 and 4.4, DESIGN.md 4 and 5): what the engine returns,
+ * the HTTP layer serialises and both clients hand back.
+ */
+import type { Page } from './types.js';
+
+/** A subscription as SPEC.md 2.4 shows it. The secret is never part of it. */
+export interface WebhookDto {
+  id: number;
+  event_type: string;
+  enabled: boolean;
+  url: string;
+  errors_counter: number;
+}
+
+/** The answer of `POST /webhooks`: the record plus its signing secret, shown this once. */
+export interface CreatedWebhookDto extends WebhookDto {
+  secret: string;
+}
+
+/** `POST /webhooks`; `enabled` defaults to true. */
+export interface WebhookCreateInput {
+  event_type: string;
+  url: string;
+  enabled?: boolean;
+}
+
+/** `PUT /webhooks/{id}`: partial, only supplied fields change (SPEC.md 4.4). */
+export interface WebhookUpdateInput {
+  event_type?: string;
+  url?: string;
+  enabled?: boolean;
+}
+
+/** `DELETE /webhooks/{id}` (SPEC.md leaves the body open; this one says what was removed). */
+export interface DeletedWebhookDto {
+  deleted: true;
+  id: number;
+}
+
+/** `GET /webhooks/{id}/secret`: asked for explicitly, never printed unless asked. */
+export interface WebhookSecretDto {
+  id: number;
+  secret: string;
+}
+
+/** One attempt of a delivery in the attempt log. */
+export interface WebhookAttemptDto {
+  attempt_number: number;
+  status: 'succeeded' | 'failed';
+  response_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  created_at: string;
+}
+
+/** One delivery and its attempts (`GET /webhooks/{id}/deliveries`); `webhook_id` is the `webhook-id` header. */
+export interface WebhookDeliveryDto {
+  id: number;
+  webhook_id: string;
+  event_type: string;
+  status: 'pending' | 'delivering' | 'succeeded' | 'failed';
+  attempts: WebhookAttemptDto[];
+  next_attempt_at: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** Webhook subscriptions of one scope (a workspace, or a partner under /partner). */
+export interface WebhooksClient {
+  list(page?: number): Promise<Page<WebhookDto>>;
+  create(input: WebhookCreateInput): Promise<CreatedWebhookDto>;
+  get(id: number): Promise<WebhookDto>;
+  update(id: number, input: WebhookUpdateInput): Promise<WebhookDto>;
+  delete(id: number): Promise<DeletedWebhookDto>;
+  secret(id: number): Promise<WebhookSecretDto>;
+  deliveries(id: number, page?: number): Promise<Page<WebhookDeliveryDto>>;
+  /** Queues one delivery again, keeping its `webhook-id`. */
+  redeliver(id: number, deliveryId: number): Promise<WebhookDeliveryDto>;
+  /** Queues a sample event of the subscription's type, signed and delivered like any other. */
+  test(id: number): Promise<WebhookDeliveryDto>;
+}

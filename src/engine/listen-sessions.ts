@@ -1,0 +1,216 @@
+import { randomBytes } from 'node:crypto';
+import type {
+  ListenClosedDto,
+  ListenDeliveryDto,
+  ListenOpenInput,
+  ListenReportDto,
+  ListenResultInput,
+  ListenSecretDto,
+  ListenSessionDto,
+} from '../client/listen-types.js';
+import { createListenStore, type ListenSessionRow, type ListenStore } from '../store/listen-store.js';
+import { EVENT_TYPES } from '../webhooks/payload.js';
+import { maxAttempts } from '../webhooks/retry-schedule.js';
+import { generateSecret, signedHeaders } from '../webhooks/signature.js';
+import { isoTime } from './clock.js';
+import { inWriteTransaction, type EngineContext } from './context.js';
+import { invalid, notFound } from './errors.js';
+import { assertId } from './ids.js';
+import { webhookRuntime } from './webhook-runtime.js';
+
+/** A session not seen (no stream, no poll) for this long is removed when the next session opens. */
+export const LISTEN_SESSION_TTL_MS = 10 * 60_000;
+/** How long a handed-out delivery stays leased; longer than the in-flight cap times the 5 s forward timeout. */
+export const LISTEN_LEASE_MS = 60_000;
+/** Deliveries handed out and not yet reported, per session; bounds what a slow local app can hold. */
+export const LISTEN_IN_FLIGHT_CAP = 10;
+/** last_seen_at is written at most this often, so polling does not take the write lock every time. */
+const HEARTBEAT_WRITE_MS = 5_000;
+const MAX_ERROR_LENGTH = 500;
+
+/** `svc webhooks listen` sessions of one workspace: the engine's side of the listen clients. */
+export interface ListenSessionsApi {
+  /** The workspace's listener secret (created on first use; every session signs with it). */
+  secret(): ListenSecretDto;
+  /** Opens a session with one listener subscription per event; removes stale sessions first. */
+  open(input: ListenOpenInput): ListenSessionDto;
+  /** The session, marked as seen; not_found once it was closed or expired. */
+  get(id: string): ListenSessionDto;
+  /** Leases due deliveries of the session (up to the in-flight cap), signed with its secret. */
+  claim(id: string): ListenDeliveryDto[];
+  /** A new stream took over: deliveries leased to an earlier one become due again at once. */
+  takeOver(id: string): void;
+  /** Records the local app's answer as that delivery's attempt, with the same retry rules as any subscription. */
+  report(id: string, input: ListenResultInput, options?: { retryDelaysMs?: readonly number[] }): ListenReportDto;
+  /** Removes the session, its subscriptions and their deliveries. */
+  close(id: string): ListenClosedDto;
+}
+
+const stores = new WeakMap<EngineContext, ListenStore>();
+const storeOf = (ctx: EngineContext): ListenStore => {
+  let store = stores.get(ctx);
+  if (store === undefined) {
+    store = createListenStore(ctx.db);
+    stores.set(ctx, store);
+  }
+  return store;
+};
+
+/** Lease owner of a session's deliveries: the session itself, so results survive a reconnect. */
+const ownerOf = (id: string): string => `listen:${id}`;
+
+/** The listen sessions of one workspace. */
+export function listenSessions(ctx: EngineContext, workspaceId: number): ListenSessionsApi {
+  const store = storeOf(ctx);
+  const { queue } = webhookRuntime(ctx);
+
+  const secret = (): string => {
+    const key = `listen_secret:${workspaceId}`;
+    const existing = ctx.stores.workspaces.getSetting(key);
+    if (existing !== undefined) return existing;
+    // INSERT OR IGNORE: when two processes race, both read back the one that won.
+    ctx.stores.workspaces.putSettingOnce(key, generateSecret());
+    return ctx.stores.workspaces.getSetting(key) as string;
+  };
+
+  const session = (id: unknown): ListenSessionRow => {
+    if (typeof id !== 'string' || !/^ls_[0-9a-f]{24}$/.test(id)) throw notFound('listen session');
+    const row = store.byId(id, workspaceId);
+    if (row === undefined) throw notFound(`listen session ${id}`, 'it was closed or expired; start `svc webhooks listen` again');
+    return row;
+  };
+
+  const seen = (row: ListenSessionRow): void => {
+    const now = ctx.clock.now();
+    if (now - row.last_seen_at >= HEARTBEAT_WRITE_MS) store.touch(row.id, now);
+  };
+
+  const dto = (row: ListenSessionRow): ListenSessionDto => ({
+    id: row.id,
+    secret: row.secret,
+    events: JSON.parse(row.events) as string[],
+  });
+
+  return {
+    secret: () => ({ secret: inWriteTransaction(ctx.db, secret) }),
+
+    open(input) {
+      const events = eventsOf(input.events);
+      const now = ctx.clock.now();
+      const id = `ls_${randomBytes(12).toString('hex')}`;
+      return inWriteTransaction(ctx.db, () => {
+        store.removeStale(now - LISTEN_SESSION_TTL_MS);
+        const signing = secret();
+        store.insertSession({ id, workspaceId, events, secret: signing, now });
+        for (const eventType of events) {
+          store.insertSubscription({ sessionId: id, workspaceId, eventType, url: `listen://${id}`, secret: signing, now });
+        }
+        return { id, secret: signing, events: [...events] };
+      });
+    },
+
+    get(id) {
+      const row = session(id);
+      seen(row);
+      return dto(row);
+    },
+
+    claim(id) {
+      const row = session(id);
+      seen(row);
+      const now = ctx.clock.now();
+      if (!store.hasDue(row.id, now)) return [];
+      const free = LISTEN_IN_FLIGHT_CAP - store.inFlight(ownerOf(row.id), now);
+      if (free <= 0) return [];
+      const claimed = queue.claimDue({
+        now,
+        limit: free,
+        owner: ownerOf(row.id),
+        leaseMs: LISTEN_LEASE_MS,
+        perSubscriptionCap: LISTEN_IN_FLIGHT_CAP,
+        listenSessionId: row.id,
+      });
+      const attempts = maxAttempts(ctx.config.webhookRetryDelaysMs);
+      return claimed.map((d) => ({
+        id: d.id,
+        webhook_id: d.msgId,
+        event_type: d.eventType,
+        attempt: d.attempts + 1,
+        max_attempts: attempts,
+        payload: d.payload,
+        headers: { ...signedHeaders({ secret: d.secret, msgId: d.msgId, timestamp: Math.floor(now / 1000), body: d.payload }) },
+      }));
+    },
+
+    takeOver(id) {
+      const row = session(id);
+      store.releaseLeases(ownerOf(row.id), ctx.clock.now());
+    },
+
+    report(id, input, options = {}) {
+      const row = session(id);
+      const result = checkResult(input);
+      const now = ctx.clock.now();
+      // No status and no error: the listener only printed the event (no --forward-to), which counts as received.
+      const code = result.status_code;
+      const ok = result.error === null && (code === null || (code >= 200 && code < 300));
+      const recorded = queue.recordAttempt({
+        deliveryId: result.delivery_id,
+        owner: ownerOf(row.id),
+        outcome: {
+          ok,
+          statusCode: result.status_code,
+          durationMs: result.duration_ms,
+          error: ok ? null : (result.error ?? `local app answered ${result.status_code}`),
+        },
+        now,
+        retryDelays: options.retryDelaysMs ?? ctx.config.webhookRetryDelaysMs,
+      });
+      if (recorded.status === 'lease_lost') {
+        return { delivery_id: result.delivery_id, status: 'ignored', attempt: null, next_attempt_at: null };
+      }
+      return {
+        delivery_id: result.delivery_id,
+        status: recorded.status,
+        attempt: recorded.attemptNumber,
+        next_attempt_at: recorded.nextAttemptAt === null ? null : isoTime(recorded.nextAttemptAt),
+      };
+    },
+
+    close(id) {
+      const row = session(id);
+      inWriteTransaction(ctx.db, () => store.remove(row.id));
+      return { closed: true, id: row.id };
+    },
+  };
+}
+
+function eventsOf(events: unknown): string[] {
+  if (events === undefined) return [...EVENT_TYPES];
+  if (!Array.isArray(events) || events.length === 0) throw invalid('events must be a non-empty list of event types');
+  const known = EVENT_TYPES as readonly string[];
+  for (const event of events) {
+    if (typeof event !== 'string' || !known.includes(event)) {
+      throw invalid(`unknown event "${String(event)}"; expected some of ${known.join(', ')}`);
+    }
+  }
+  return [...new Set(events as string[])];
+}
+
+function checkResult(input: ListenResultInput): ListenResultInput {
+  assertId('delivery_id', input.delivery_id);
+  const code = input.status_code;
+  if (code !== null && (!Number.isInteger(code) || code < 100 || code > 599)) {
+    throw invalid('status_code must be an HTTP status from 100 to 599, or null');
+  }
+  if (typeof input.duration_ms !== 'number' || !Number.isFinite(input.duration_ms) || input.duration_ms < 0) {
+    throw invalid('duration_ms must be a number of milliseconds, 0 or more');
+  }
+  if (input.error !== null && typeof input.error !== 'string') throw invalid('error must be a string or null');
+  return {
+    delivery_id: input.delivery_id,
+    status_code: code,
+    duration_ms: Math.round(input.duration_ms),
+    error: input.error === null ? null : input.error.slice(0, MAX_ERROR_LENGTH),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * `/connect/{code}`: the QR connection page a partner's user opens (standalone, or `?display_mode=embedding`
+ * in an iframe), and `/connect/{code}/events`, the Server-Sent Events that keep it current. No auth: the
+ * link code is the credential. Rendering and the feed live in src/partner; this file only wires HTTP.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { notFound } from '../engine/errors.js';
+import { CONNECT_EVENTS_HEADERS } from '../partner/connect-events.js';
+import { startConnectFeed } from '../partner/connect-feed.js';
+import { connectPageHeaders, connectPageMode, generateCspNonce, renderConnectPage, renderQrSvg } from '../partner/connect-page.js';
+import { connectPath, pairingPayload, qrLinkState } from '../partner/pairing.js';
+import type { RouteContext } from './route-context.js';
+
+const codeParams = {
+  type: 'object',
+  required: ['code'],
+  properties: { code: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' } },
+} as const;
+
+interface CodeParams {
+  code: string;
+}
+
+/** Mounted at `/connect`. */
+export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => {
+  const { engine } = ctx;
+  // Open streams end when the server closes, so shutdown does not wait for browsers to hang up.
+  const open = new Set<() => void>();
+  app.addHook('preClose', (done) => {
+    for (const end of open) end();
+    done();
+  });
+
+  app.get<{ Params: CodeParams; Querystring: { display_mode?: string } }>(
+    '/:code',
+    { schema: { hide: true, params: codeParams } },
+    async (request, reply) => {
+      const { code } = request.params;
+      const snapshot = engine.connect.snapshot(code);
+      if (snapshot === null) throw notFound('connection link', 'ask for a new link');
+      const mode = connectPageMode(request.query.display_mode);
+      const nonce = generateCspNonce();
+      const state = qrLinkState(snapshot.link, engine.clock.now());
+      const payload = state === 'waiting' ? pairingPayload(code, engine.clock.now()) : null;
+      const html = renderConnectPage({
+        code,
+        mode,
+        state,
+        initialPairingPayload: payload,
+        initialQrSvg: payload === null ? null : await renderQrSvg(payload),
+        eventsUrl: `${connectPath(code)}/events`,
+        phone: snapshot.phone,
+        nonce,
+      });
+      return reply.headers(connectPageHeaders({ mode, nonce })).send(html);
+    },
+  );
+
+  app.get<{ Params: CodeParams }>(
+    '/:code/events',
+    { schema: { hide: true, params: codeParams }, config: { rateLimit: false } },
+    (request, reply) => {
+      const { code } = request.params;
+      if (engine.connect.snapshot(code) === null) throw notFound('connection link');
+      reply.hijack();
+      reply.raw.writeHead(200, CONNECT_EVENTS_HEADERS);
+      // The feed polls the database, so a scan made by another process (svc sim scan) shows up too.
+      const feed = startConnectFeed({
+        code,
+        readLink: () => engine.connect.snapshot(code),
+        clock: engine.clock,
+        send: (chunk) => void reply.raw.write(chunk),
+        end: () => reply.raw.end(),
+      });
+      const end = () => {
+        feed.stop();
+        open.delete(end);
+        reply.raw.end();
+      };
+      open.add(end);
+      request.raw.on('close', end);
+    },
+  );
+};

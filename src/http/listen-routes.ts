@@ -1,0 +1,163 @@
+/**
+ * Public API: `svc webhooks listen` sessions. A listener has no public URL, so instead of POSTing, the server
+ * pushes the session's deliveries down a Server-Sent Events stream that the listener opened, and the listener
+ * posts back what its local app answered. Leases make it at-least-once: a delivery pushed on a stream that
+ * dropped is pushed again on the next one.
+ */
+import type { ListenOpenInput, ListenResultInput } from '../client/listen-types.js';
+import { EVENT_TYPES } from '../webhooks/payload.js';
+import { LISTEN_STREAM_HEADERS, startListenFeed } from '../webhooks/listen-feed.js';
+import { workspaceIdOf } from './auth.js';
+import { type RouteGroup, ok } from './route-context.js';
+import { type JsonSchema, responses } from './schemas/common-schemas.js';
+
+const tags = ['webhooks listen'];
+
+interface SessionParams {
+  id: string;
+}
+
+const sessionParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
+
+const openBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { events: { type: 'array', minItems: 1, maxItems: EVENT_TYPES.length, items: { type: 'string', enum: [...EVENT_TYPES] } } },
+} as const;
+
+const resultBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['delivery_id', 'status_code', 'duration_ms', 'error'],
+  properties: {
+    delivery_id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    status_code: { type: ['integer', 'null'], minimum: 100, maximum: 599 },
+    duration_ms: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+    error: { type: ['string', 'null'], maxLength: 2000 },
+  },
+} as const;
+
+const sessionSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'secret', 'events'],
+  properties: { id: { type: 'string' }, secret: { type: 'string' }, events: { type: 'array', items: { type: 'string' } } },
+};
+
+const reportSchema: JsonSchema = {
+  type: 'object',
+  required: ['delivery_id', 'status', 'attempt', 'next_attempt_at'],
+  properties: {
+    delivery_id: { type: 'integer' },
+    status: { type: 'string', enum: ['succeeded', 'retry_scheduled', 'failed', 'ignored'] },
+    attempt: { type: ['integer', 'null'] },
+    next_attempt_at: { type: ['string', 'null'] },
+  },
+};
+
+/** POST /webhooks/listen, GET /webhooks/listen/secret, GET /webhooks/listen/:id/stream, POST .../results, DELETE .../:id. */
+export const listenRoutes: RouteGroup = async (app, ctx) => {
+  const listen = (request: Parameters<typeof workspaceIdOf>[0]) => ctx.engine.listen(workspaceIdOf(request));
+  // Open streams end when the server closes, so shutdown does not wait for listeners to hang up.
+  const open = new Set<() => void>();
+  app.addHook('preClose', (done) => {
+    for (const end of [...open]) end();
+    done();
+  });
+
+  app.get(
+    '/webhooks/listen/secret',
+    {
+      schema: {
+        tags,
+        operationId: 'getListenSecret',
+        summary: 'The signing secret of this workspace\'s listeners (the same for every session)',
+        response: responses({ type: 'object', required: ['secret'], properties: { secret: { type: 'string' } } }),
+      },
+    },
+    async (request) => ok(listen(request).secret()),
+  );
+
+  app.post<{ Body: ListenOpenInput }>(
+    '/webhooks/listen',
+    {
+      schema: {
+        tags,
+        operationId: 'openListenSession',
+        summary: 'Open a listen session: one listener subscription per event (default: all workspace events)',
+        body: openBody,
+        response: responses(sessionSchema),
+      },
+    },
+    async (request) => ok(listen(request).open(request.body ?? {})),
+  );
+
+  app.get<{ Params: SessionParams }>(
+    '/webhooks/listen/:id/stream',
+    {
+      schema: {
+        tags,
+        operationId: 'streamListenSession',
+        summary: 'Server-Sent Events: `ready`, then `delivery` per due delivery (signed), `heartbeat`, `closed`',
+        params: sessionParams,
+      },
+      // One long request; counting it against the per-minute limit would mean nothing.
+      config: { rateLimit: false },
+    },
+    (request, reply) => {
+      const api = listen(request);
+      const { id } = api.get(request.params.id); // not_found answers with the error body, before the stream starts
+      // Only one stream serves a session: whatever an earlier (dropped) stream held is handed out again now.
+      api.takeOver(id);
+      reply.hijack();
+      reply.raw.writeHead(200, LISTEN_STREAM_HEADERS);
+      const feed = startListenFeed({
+        sessionId: id,
+        claim: () => api.claim(id),
+        send: (chunk) => reply.raw.write(chunk),
+        end: () => reply.raw.end(),
+        onError: (error) => request.log.error({ err: error }, 'listen stream poll failed'),
+      });
+      reply.raw.on('drain', () => feed.drained());
+      const end = () => {
+        open.delete(end);
+        feed.stop();
+      };
+      open.add(end);
+      request.raw.on('close', end);
+      reply.raw.on('close', end);
+    },
+  );
+
+  app.post<{ Params: SessionParams; Body: ListenResultInput }>(
+    '/webhooks/listen/:id/results',
+    {
+      schema: {
+        tags,
+        operationId: 'reportListenResult',
+        summary: 'Record what the local app answered as the attempt of one delivery',
+        params: sessionParams,
+        body: resultBody,
+        response: responses(reportSchema),
+      },
+    },
+    async (request) => ok(listen(request).report(request.params.id, request.body)),
+  );
+
+  app.delete<{ Params: SessionParams }>(
+    '/webhooks/listen/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'closeListenSession',
+        summary: 'Close a listen session: its subscriptions and their deliveries are removed',
+        params: sessionParams,
+        response: responses({ type: 'object', required: ['closed', 'id'], properties: { closed: { type: 'boolean' }, id: { type: 'string' } } }),
+      },
+    },
+    async (request) => ok(listen(request).close(request.params.id)),
+  );
+};

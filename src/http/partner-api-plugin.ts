@@ -1,0 +1,32 @@
+/**
+ * The Partner API area, mounted at `/partner` (DESIGN.md 3): partner JWT auth, its own OpenAPI document at
+ * `/partner/openapi.json`, and its route groups. Partner webhook subscriptions join `PARTNER_ROUTE_GROUPS`.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { registerOpenApi } from './openapi.js';
+import { usePartnerAuth } from './partner-auth.js';
+import { partnerUserRoutes } from './partner-user-routes.js';
+import { partnerWorkspaceRoutes } from './partner-workspace-routes.js';
+import type { RouteContext, RouteGroup } from './route-context.js';
+
+/** The Partner API's route groups. */
+export const PARTNER_ROUTE_GROUPS: readonly RouteGroup[] = [partnerWorkspaceRoutes, partnerUserRoutes];
+
+/** Mounts the Partner API in its own scope. */
+export const partnerApiPlugin: FastifyPluginAsync<RouteContext> = async (app, options) => {
+  const ctx: RouteContext = { engine: options.engine, publicUrl: options.publicUrl, fileLimitBytes: options.fileLimitBytes };
+  usePartnerAuth(app, ctx.engine);
+  await registerOpenApi(app, {
+    title: 'svc Partner API',
+    version: '1.0.0',
+    description:
+      'Provision workspaces, seats and users; connect messenger accounts through QR links; read and rotate Public API tokens. ' +
+      'Every request carries a fresh HS256 JWT (claims partner_id, exp; at most 15 minutes) and X-SVC-Partner-Id.',
+    basePath: '/partner',
+    securitySchemes: {
+      partnerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      partnerId: { type: 'apiKey', in: 'header', name: 'X-SVC-Partner-Id' },
+    },
+  });
+  for (const group of PARTNER_ROUTE_GROUPS) await app.register(group, ctx);
+};

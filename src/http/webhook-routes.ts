@@ -1,0 +1,117 @@
+/** Webhook subscriptions, their attempt log, redelivery and test events (SPEC.md 4.4, DESIGN.md 4). */
+import type { FastifyRequest } from 'fastify';
+import type { WebhookCreateInput, WebhookUpdateInput } from '../client/webhook-types.js';
+import type { WebhookSubscriptionsApi } from '../engine/webhook-subscriptions.js';
+import { workspaceIdOf } from './auth.js';
+import { type RouteContext, type RouteGroup, ok } from './route-context.js';
+import { type IdParams, type PageQuery, idParams, pageOf, pageQuery, responses } from './schemas/common-schemas.js';
+import {
+  type DeliveryParams,
+  createdWebhookSchema,
+  deletedWebhookSchema,
+  deliveryParams,
+  deliverySchema,
+  webhookCreateBody,
+  webhookSchema,
+  webhookSecretSchema,
+  webhookUpdateBody,
+} from './schemas/webhook-schemas.js';
+import { EVENT_TYPES } from '../webhooks/payload.js';
+
+/** How a route finds the subscriptions of the authenticated caller (a workspace, or a partner). */
+export type WebhookScopeOf = (ctx: RouteContext, request: FastifyRequest) => WebhookSubscriptionsApi;
+
+/**
+ * The webhook routes over any scope: `/api` mounts them for the token's workspace; `/partner` can mount the
+ * same group with `partnerSubscriptions` and the partner events. `prefix` keeps operation ids unique per document.
+ */
+export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly string[], opPrefix = ''): RouteGroup {
+  const tags = ['webhooks'];
+  const op = (name: string) => (opPrefix === '' ? name : `${opPrefix}${name[0]?.toUpperCase()}${name.slice(1)}`);
+  return async (app, ctx) => {
+    const api = (request: FastifyRequest) => scopeOf(ctx, request);
+
+    app.get<{ Querystring: PageQuery }>(
+      '/webhooks',
+      { schema: { tags, operationId: op('listWebhooks'), summary: 'List webhook subscriptions, 50 a page', querystring: pageQuery, response: responses(pageOf(webhookSchema)) } },
+      async (request) => ok(api(request).list(request.query.page)),
+    );
+    app.post<{ Body: WebhookCreateInput }>(
+      '/webhooks',
+      {
+        schema: {
+          tags, operationId: op('createWebhook'),
+          summary: 'Create a subscription; the answer holds its signing secret, shown this once',
+          body: webhookCreateBody(events), response: responses(createdWebhookSchema),
+        },
+      },
+      async (request) => ok(api(request).create(request.body)),
+    );
+    app.get<{ Params: IdParams }>(
+      '/webhooks/:id',
+      { schema: { tags, operationId: op('getWebhook'), summary: 'Get a subscription', params: idParams, response: responses(webhookSchema) } },
+      async (request) => ok(api(request).get(request.params.id)),
+    );
+    app.put<{ Params: IdParams; Body: WebhookUpdateInput }>(
+      '/webhooks/:id',
+      {
+        schema: {
+          tags, operationId: op('updateWebhook'), summary: 'Update a subscription; only supplied fields change',
+          params: idParams, body: webhookUpdateBody(events), response: responses(webhookSchema),
+        },
+      },
+      async (request) => ok(api(request).update(request.params.id, request.body ?? {})),
+    );
+    app.delete<{ Params: IdParams }>(
+      '/webhooks/:id',
+      {
+        schema: {
+          tags, operationId: op('deleteWebhook'), summary: 'Delete a subscription and its pending deliveries; answers {deleted, id}',
+          params: idParams, response: responses(deletedWebhookSchema),
+        },
+      },
+      async (request) => ok(api(request).delete(request.params.id)),
+    );
+    app.get<{ Params: IdParams }>(
+      '/webhooks/:id/secret',
+      { schema: { tags, operationId: op('getWebhookSecret'), summary: 'Get the signing secret of a subscription', params: idParams, response: responses(webhookSecretSchema) } },
+      async (request) => ok(api(request).secret(request.params.id)),
+    );
+    app.get<{ Params: IdParams; Querystring: PageQuery }>(
+      '/webhooks/:id/deliveries',
+      {
+        schema: {
+          tags, operationId: op('listWebhookDeliveries'), summary: 'Attempt log: deliveries, newest first, with their attempts',
+          params: idParams, querystring: pageQuery, response: responses(pageOf(deliverySchema)),
+        },
+      },
+      async (request) => ok(api(request).deliveries(request.params.id, request.query.page)),
+    );
+    app.post<{ Params: DeliveryParams }>(
+      '/webhooks/:id/deliveries/:deliveryId/redeliver',
+      {
+        schema: {
+          tags, operationId: op('redeliverWebhookDelivery'), summary: 'Queue one delivery again; it keeps its webhook-id',
+          params: deliveryParams, response: responses(deliverySchema),
+        },
+      },
+      async (request) => ok(api(request).redeliver(request.params.id, request.params.deliveryId)),
+    );
+    app.post<{ Params: IdParams }>(
+      '/webhooks/:id/test',
+      {
+        schema: {
+          tags, operationId: op('testWebhook'), summary: 'Queue a sample event ("test": true) of the subscription\'s type',
+          params: idParams, response: responses(deliverySchema),
+        },
+      },
+      async (request) => ok(api(request).test(request.params.id)),
+    );
+  };
+}
+
+/** The Public API's webhook routes: the subscriptions of the token's workspace. */
+export const publicWebhookRoutes: RouteGroup = webhookRouteGroup(
+  (ctx, request) => ctx.engine.webhooks(workspaceIdOf(request)),
+  EVENT_TYPES,
+);

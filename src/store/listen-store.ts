@@ -1,0 +1,73 @@
+import type { Db } from './database.js';
+
+/** A row of listen_sessions (migration 002): one running `svc webhooks listen`. */
+export interface ListenSessionRow {
+  id: string;
+  workspace_id: number;
+  events: string; // JSON array
+  secret: string;
+  last_seen_at: number;
+  created_at: number;
+}
+
+/**
+ * Listen sessions and their subscriptions, statements prepared once. A listener's subscriptions are
+ * ordinary webhook_subscriptions rows with `listen_session_id` set, so the outbox, retries and
+ * `errors_counter` treat them like any other; the HTTP worker skips them because the listener delivers.
+ */
+export function createListenStore(db: Db) {
+  const insertSession = db.prepare(`INSERT INTO listen_sessions (id, workspace_id, events, secret, last_seen_at, created_at)
+    VALUES (@id, @workspaceId, @events, @secret, @now, @now)`);
+  const insertSubscription = db.prepare(`INSERT INTO webhook_subscriptions
+    (workspace_id, event_type, url, enabled, secret, listen_session_id, created_at, updated_at)
+    VALUES (@workspaceId, @eventType, @url, 1, @secret, @sessionId, @now, @now)`);
+  const byId = db.prepare<[string, number], ListenSessionRow>('SELECT * FROM listen_sessions WHERE id = ? AND workspace_id = ?');
+  const touch = db.prepare('UPDATE listen_sessions SET last_seen_at = @now WHERE id = @id');
+  // Deleting the subscriptions cascades to their deliveries and attempt log; done explicitly rather than
+  // through the session's ON DELETE CASCADE so it does not depend on the foreign_keys pragma.
+  const removeSubscriptions = db.prepare('DELETE FROM webhook_subscriptions WHERE listen_session_id = ?');
+  const removeDeliveries = db.prepare(`DELETE FROM webhook_deliveries WHERE subscription_id IN
+    (SELECT id FROM webhook_subscriptions WHERE listen_session_id = ?)`);
+  const removeSession = db.prepare('DELETE FROM listen_sessions WHERE id = ?');
+  const stale = db.prepare<[number], { id: string }>('SELECT id FROM listen_sessions WHERE last_seen_at < ?');
+  // A cheap read before taking the write lock to claim: streams poll often and are usually idle.
+  const anyDue = db.prepare<Record<string, unknown>, { one: number }>(`SELECT 1 AS one
+    FROM webhook_subscriptions s JOIN webhook_deliveries d ON d.subscription_id = s.id
+    WHERE s.listen_session_id = @id AND s.enabled = 1
+      AND ((d.status = 'pending' AND d.next_attempt_at <= @now) OR (d.status = 'delivering' AND d.lease_until <= @now))
+    LIMIT 1`);
+  const inFlight = db.prepare<Record<string, unknown>, { n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries
+    WHERE status = 'delivering' AND lease_owner = @owner AND lease_until > @now`);
+  const release = db.prepare(`UPDATE webhook_deliveries SET lease_until = @now
+    WHERE status = 'delivering' AND lease_owner = @owner AND lease_until > @now`);
+
+  const remove = (id: string): void => {
+    removeDeliveries.run(id);
+    removeSubscriptions.run(id);
+    removeSession.run(id);
+  };
+
+  return {
+    insertSession: (s: { id: string; workspaceId: number; events: readonly string[]; secret: string; now: number }): void =>
+      void insertSession.run({ ...s, events: JSON.stringify(s.events) }),
+    insertSubscription: (s: { sessionId: string; workspaceId: number; eventType: string; url: string; secret: string; now: number }): number =>
+      Number(insertSubscription.run(s).lastInsertRowid),
+    byId: (id: string, workspaceId: number): ListenSessionRow | undefined => byId.get(id, workspaceId),
+    touch: (id: string, now: number): void => void touch.run({ id, now }),
+    /** Removes a session with its subscriptions and their deliveries. Call inside a write transaction. */
+    remove,
+    /** Removes every session not seen since `before`; returns their ids. Call inside a write transaction. */
+    removeStale(before: number): string[] {
+      const ids = stale.all(before).map((row) => row.id);
+      for (const id of ids) remove(id);
+      return ids;
+    },
+    hasDue: (id: string, now: number): boolean => anyDue.get({ id, now }) !== undefined,
+    /** Deliveries this owner holds an unexpired lease on (handed out, not yet reported). */
+    inFlight: (owner: string, now: number): number => inFlight.get({ owner, now })?.n ?? 0,
+    /** Ends this owner's leases now, so what it held is claimed again at once (a new stream took over). */
+    releaseLeases: (owner: string, now: number): number => release.run({ owner, now }).changes,
+  };
+}
+
+export type ListenStore = ReturnType<typeof createListenStore>;

@@ -1,0 +1,79 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import type { EngineContext } from '../engine/context.js';
+import { refreshDownloadUrls } from '../engine/webhook-payloads.js';
+import { webhookRuntime } from '../engine/webhook-runtime.js';
+import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
+import { DeliveryWorker, httpSend, type SendFn } from '../webhooks/delivery-worker.js';
+import { WEBHOOK_TIMEOUT_MS } from '../webhooks/http-sender.js';
+import { createWebhookDispatcher } from '../webhooks/guarded-dispatcher.js';
+import type { JobRunner } from './worker-runner.js';
+
+/** How often the webhook worker looks for deliveries queued by other processes (its own wake it at once). */
+export const WEBHOOK_POLL_MS = 100;
+
+/** Options of the webhook worker; tests inject `send` to run without sockets. */
+export interface WebhookRunnerOptions {
+  send?: SendFn;
+  concurrency?: number;
+}
+
+/**
+ * The engine's webhook delivery worker: claims due deliveries from the outbox and POSTs them, signed, through
+ * a dispatcher that checks the resolved address at connect time (strict unless the engine is in dev mode).
+ * It drives itself (`start`/`stop`) rather than through the shared loop, so a slow endpoint never delays sends.
+ */
+export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOptions = {}): JobRunner & { worker: DeliveryWorker } {
+  const mode = ctx.config.dev ? 'dev' : 'strict';
+  let dispatcher: Dispatcher | undefined;
+  const send: SendFn =
+    options.send ??
+    ((request) => {
+      // Created on first use: an engine that never delivers (an admin command) opens no connection pool.
+      dispatcher ??= createWebhookDispatcher(mode);
+      return httpSend(dispatcher)(request);
+    });
+  const runtime = webhookRuntime(ctx);
+  const worker = new DeliveryWorker({
+    queue: runtime.queue,
+    clock: ctx.clock,
+    send,
+    owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    // Three send timeouts: a live worker always finishes first, and a killed process's deliveries are taken over soon.
+    leaseMs: 3 * WEBHOOK_TIMEOUT_MS,
+    concurrency: options.concurrency ?? 32,
+    // A quarter of the slots per subscription: a busy endpoint gets parallelism, a slow one cannot take them all.
+    perSubscriptionCap: 8,
+    retryDelays: ctx.config.webhookRetryDelaysMs,
+    failureNotifyThreshold: ctx.config.webhookFailureNotifyThreshold,
+    urlPolicy: mode,
+    prepareBody: (delivery) => refreshDownloadUrls(ctx, delivery.payload),
+    extraHeaders: (delivery, body) => {
+      if (delivery.partnerId === null) return {};
+      const partner = runtime.store.partnerOfSubscription(delivery.subscriptionId);
+      return partner === null ? {} : partnerWebhookHeaders(partner.public_id, partner.secret, ctx.clock, body);
+    },
+    onError: (error) => ctx.logger.error('webhook worker failed', { error: String(error) }),
+  });
+  let started = false;
+  runtime.wake = () => {
+    if (started) worker.tick();
+  };
+  return {
+    name: worker.name,
+    worker,
+    runDue: () => worker.runDue(),
+    nextDueAt: () => worker.nextDueAt(),
+    start() {
+      started = true;
+      worker.start(WEBHOOK_POLL_MS);
+    },
+    async stop() {
+      started = false;
+      await worker.stop();
+      await dispatcher?.close();
+      dispatcher = undefined;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { createClient } from '../../src/client/create-client.js';
+import type { CreatedWebhookDto, WebhookDto } from '../../src/client/webhook-types.js';
+import { runSvc, tempDir } from './run-cli.js';
+
+/** `svc ...` in process against a real local engine in a fresh data directory. */
+function localSvc() {
+  const env = { SVC_HOME: tempDir('svc-hooks-home-') };
+  return (args: string[]) => runSvc(args, { env, io: { createClient } });
+}
+
+describe('svc webhooks', () => {
+  it('create: prints the secret once with how to see it again; get hides it unless --show-secret', async () => {
+    const svc = localSvc();
+    const created = await svc(['webhooks', 'create', '--event', 'message:new', '--url', 'http://127.0.0.1:3000/hooks']);
+    expect(created.code, created.stderr).toBe(0);
+    const secret = /Signing secret: (whsec_\S+)/.exec(created.stdout)?.[1];
+    expect(secret).toBeDefined();
+    expect(created.stdout).toContain('svc webhooks get 1 --show-secret');
+    const got = await svc(['webhooks', 'get', '1']);
+    expect(got.stdout).toContain('http://127.0.0.1:3000/hooks');
+    expect(got.stdout).not.toContain('whsec_');
+    expect((await svc(['webhooks', 'get', '1', '--show-secret'])).stdout).toContain(secret!);
+    expect((await svc(['webhooks', 'list'])).stdout).not.toContain('whsec_');
+  });
+
+  it('--json: create, list, update (partial), deliveries, test, delete', async () => {
+    const svc = localSvc();
+    const created = (await svc(['webhooks', 'create', '--event', 'chat:created', '--url', 'http://127.0.0.1:9/a', '--disabled', '--json'])).json<CreatedWebhookDto>();
+    expect(created).toMatchObject({ event_type: 'chat:created', enabled: false, errors_counter: 0 });
+    const { secret: _secret, ...record } = created;
+    expect((await svc(['webhooks', 'list', '--json'])).json()).toEqual({ items: [record], page: 1, has_more_pages: false });
+    const updated = (await svc(['webhooks', 'update', String(created.id), '--enable', '--json'])).json<WebhookDto>();
+    expect(updated).toMatchObject({ enabled: true, url: 'http://127.0.0.1:9/a', event_type: 'chat:created' });
+    const test = await svc(['webhooks', 'test', String(created.id), '--json']);
+    expect(test.json()).toMatchObject({ event_type: 'chat:created', status: 'pending' });
+    expect((await svc(['webhooks', 'deliveries', String(created.id), '--json'])).json<{ items: unknown[] }>().items).toHaveLength(1);
+    expect((await svc(['webhooks', 'delete', String(created.id), '--json'])).json()).toEqual({ deleted: true, id: created.id });
+  });
+
+  it('errors: --enable with --disable is a usage error; an unknown id exits 1 with not found', async () => {
+    const svc = localSvc();
+    expect((await svc(['webhooks', 'update', '1', '--enable', '--disable'])).code).toBe(2);
+    expect((await svc(['webhooks', 'update', '1'])).code).toBe(2);
+    const missing = await svc(['webhooks', 'get', '42']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/not found/);
+    const bad = await svc(['webhooks', 'create', '--event', 'nope', '--url', 'http://x.example']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/event_type must be one of/);
+  });
+});

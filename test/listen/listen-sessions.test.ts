@@ -1,0 +1,108 @@
+/** The engine's listen sessions on a fake clock: leases, take-over after a dropped stream, retries, expiry. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { FakeClock } from '../../src/engine/clock.js';
+import { LISTEN_LEASE_MS, LISTEN_SESSION_TTL_MS } from '../../src/engine/listen-sessions.js';
+import { testEngine } from '../support/test-engine.js';
+
+describe('listen sessions (engine)', () => {
+  let t: ReturnType<typeof testEngine>;
+  afterEach(async () => t.engine.close());
+
+  const setup = (events?: string[]) => {
+    // Real time as the start: standardwebhooks checks the signature's timestamp against the real clock.
+    t = testEngine({ clock: new FakeClock(Date.now()), config: { webhookRetryDelaysMs: [1000, 2000] } });
+    t.sim.connect({ phone: '+15550001' });
+    const listen = t.engine.listen(t.local.workspace_id);
+    const session = listen.open(events === undefined ? {} : { events });
+    return { listen, session };
+  };
+  const receive = () => t.sim.receive({ from: '+4915112345', to: '+15550001', text: 'Hi' });
+  const count = (sql: string) => (t.db.prepare(sql).get() as { n: number }).n;
+
+  it('open: one listener subscription per event, all 12 by default, signed with the workspace listener secret', () => {
+    const { listen, session } = setup();
+    expect(session.events).toHaveLength(12);
+    expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE listen_session_id IS NOT NULL')).toBe(12);
+    expect(listen.secret().secret).toBe(session.secret);
+    expect(listen.open({ events: ['chat:created'] }).secret).toBe(session.secret);
+    expect(() => listen.open({ events: ['nope'] })).toThrow(/unknown event/);
+  });
+
+  it('claim: hands out due deliveries signed for standardwebhooks, once, until the lease runs out', () => {
+    const { listen, session } = setup(['message:received:new']);
+    receive();
+    const [delivery, ...rest] = listen.claim(session.id);
+    expect(rest).toEqual([]);
+    expect(delivery).toMatchObject({ event_type: 'message:received:new', attempt: 1, max_attempts: 3 });
+    expect(() => new Webhook(session.secret).verify(delivery!.payload, delivery!.headers)).not.toThrow();
+    expect(listen.claim(session.id)).toEqual([]);
+    t.clock.advance(LISTEN_LEASE_MS);
+    expect(listen.claim(session.id).map((d) => d.id)).toEqual([delivery!.id]);
+  });
+
+  it('takeOver: a new stream gets at once what the dropped one held; a late result of the old one still counts once', () => {
+    const { listen, session } = setup(['message:received:new']);
+    receive();
+    const [held] = listen.claim(session.id);
+    listen.takeOver(session.id);
+    const [again] = listen.claim(session.id);
+    expect(again).toMatchObject({ id: held!.id, attempt: 1, webhook_id: held!.webhook_id });
+    const result = { delivery_id: held!.id, status_code: 200, duration_ms: 3, error: null };
+    expect(listen.report(session.id, result).status).toBe('succeeded');
+    expect(listen.report(session.id, result).status).toBe('ignored');
+  });
+
+  it('report: a 500 is retried after the configured delays, then counted once in errors_counter', () => {
+    const { listen, session } = setup(['message:received:new']);
+    receive();
+    const fail = (id: number) => listen.report(session.id, { delivery_id: id, status_code: 500, duration_ms: 1, error: 'receiver answered 500' });
+    const [first] = listen.claim(session.id);
+    expect(fail(first!.id)).toMatchObject({ status: 'retry_scheduled', attempt: 1 });
+    expect(listen.claim(session.id)).toEqual([]);
+    t.clock.advance(1000);
+    const [second] = listen.claim(session.id);
+    expect(second).toMatchObject({ id: first!.id, attempt: 2, webhook_id: first!.webhook_id });
+    expect(fail(second!.id).status).toBe('retry_scheduled');
+    t.clock.advance(2000);
+    expect(fail(listen.claim(session.id)[0]!.id)).toMatchObject({ status: 'failed', attempt: 3 });
+    expect(count('SELECT errors_counter AS n FROM webhook_subscriptions WHERE listen_session_id IS NOT NULL')).toBe(1);
+    expect(count('SELECT COUNT(*) AS n FROM owner_notifications')).toBe(0);
+  });
+
+  it('report: another session cannot report a delivery it was not handed', () => {
+    const { listen, session } = setup(['message:received:new']);
+    const other = listen.open({ events: ['message:received:new'] });
+    receive();
+    const [mine] = listen.claim(session.id);
+    expect(listen.report(other.id, { delivery_id: mine!.id, status_code: 200, duration_ms: 1, error: null }).status).toBe('ignored');
+  });
+
+  it('close: removes the session, its subscriptions and their deliveries; the session is gone afterwards', () => {
+    const { listen, session } = setup();
+    receive();
+    listen.close(session.id);
+    expect(count('SELECT COUNT(*) AS n FROM listen_sessions')).toBe(0);
+    expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions')).toBe(0);
+    expect(count('SELECT COUNT(*) AS n FROM webhook_deliveries')).toBe(0);
+    expect(() => listen.claim(session.id)).toThrow(/not found/);
+  });
+
+  it('open: sessions not seen for the TTL are removed with what they created; seen ones stay', () => {
+    const { listen, session: stale } = setup(['chat:created']);
+    t.clock.advance(LISTEN_SESSION_TTL_MS / 2);
+    const live = listen.open({ events: ['chat:created'] });
+    t.clock.advance(LISTEN_SESSION_TTL_MS / 2 + 1);
+    listen.claim(live.id); // a poll is a heartbeat
+    listen.open({ events: ['chat:created'] });
+    expect(() => listen.get(stale.id)).toThrow(/not found/);
+    expect(listen.get(live.id).id).toBe(live.id);
+    expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions')).toBe(2);
+  });
+
+  it('other workspaces cannot see a session', () => {
+    const { session } = setup();
+    const other = t.engine.admin.createWorkspace({ name: 'Other' });
+    expect(() => t.engine.listen(other.workspace_id).get(session.id)).toThrow(/not found/);
+  });
+});

@@ -1,0 +1,31 @@
+import { FakeClock } from '../../src/engine/clock.js';
+import { createEngine } from '../../src/engine/create-engine.js';
+import { buildServer } from '../../src/http/build-server.js';
+import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
+import { openDatabase } from '../../src/store/database.js';
+import { recordingSink } from '../support/engine-fixtures.js';
+import { fixedRandom } from '../support/test-engine.js';
+
+/** A real engine (in-memory, fake clock, recording event sink) with one partner, and its server for `inject`. */
+export function partnerFixture(options: { publicUrl?: string } = {}) {
+  const clock = new FakeClock();
+  const sink = recordingSink();
+  const engine = createEngine({ db: openDatabase(':memory:'), clock, random: fixedRandom(), events: sink.parts });
+  const partner = engine.admin.createPartner({ name: 'Acme' });
+  const other = engine.admin.createPartner({ name: 'Other' });
+  const app = buildServer({ engine, rateLimitPerMinute: 0, publicUrl: options.publicUrl });
+  /** Headers of a fresh, valid partner request. */
+  const headers = (who = partner) => ({
+    authorization: `Bearer ${signPartnerJwt(who.partner_id, who.partner_secret, clock)}`,
+    'x-svc-partner-id': who.partner_id,
+  });
+  const call = async (method: 'GET' | 'POST' | 'PATCH', url: string, body?: object, who = partner) => {
+    const response = await app.inject({ method, url: `/partner${url}`, headers: headers(who), ...(body === undefined ? {} : { payload: body }) });
+    return { status: response.statusCode, body: response.json() as { status: string; data: any; error_code?: string; rule?: string; message?: string } };
+  };
+  return { clock, sink, engine, partner, other, app, headers, call, api: engine.partner(partner.partner_id) };
+}
+
+/** The partner events recorded so far, as `type` strings. */
+export const partnerEventTypes = (sink: ReturnType<typeof recordingSink>): string[] =>
+  sink.events.filter((event) => 'partnerId' in event).map((event) => event.type);

@@ -1,0 +1,21 @@
+import { afterAll, beforeAll, describe } from 'vitest';
+import type { ContractTarget, MakeTarget } from '../contract/contract-target.js';
+import { makeHttpTarget, makeLocalTarget } from '../contract/targets.js';
+import { webhookCases } from './webhook-contract-cases.js';
+
+// The webhook client methods against both SvcClient implementations (STYLE.md point 4).
+for (const [name, make] of [['local', makeLocalTarget], ['http', makeHttpTarget]] as Array<[string, MakeTarget]>) {
+  describe(`webhook contract: ${name}`, () => {
+    let current: ContractTarget | undefined;
+    beforeAll(async () => {
+      current = await make();
+    });
+    afterAll(async () => {
+      await current?.close();
+    });
+    webhookCases(() => {
+      if (current === undefined) throw new Error('target not ready');
+      return current;
+    });
+  });
+}
