@@ -18,7 +18,7 @@ CREATE INDEX listen_sessions_seen ON listen_sessions (last_seen_at);
 -- Scoped to exactly one of a workspace (Public API) or a partner (Partner API webhooks; the partners
 -- table comes with that feature, so partner_id carries no foreign key yet).
 CREATE TABLE webhook_subscriptions (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- ids are never handed out twice, even after a delete
   workspace_id INTEGER REFERENCES workspaces (id),
   partner_id INTEGER,
   event_type TEXT NOT NULL,
