@@ -143,6 +143,9 @@ export const listenRoutes: RouteGroup = async (app, ctx) => {
         body: resultBody,
         response: responses(reportSchema),
       },
+      // One per delivery the server itself pushed (at most LISTEN_IN_FLIGHT_CAP unreported): a busy workspace
+      // must not lose results to the per-minute limit, which would only cause duplicate forwards later.
+      config: { rateLimit: false },
     },
     async (request) => ok(listen(request).report(request.params.id, request.body)),
   );

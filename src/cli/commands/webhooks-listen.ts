@@ -87,7 +87,10 @@ async function listen(ctx: CliContext, opts: ListenFlags): Promise<void> {
     }
   } finally {
     unsubscribe();
-    await session?.close().catch((error: unknown) => output.warn(`could not close the listen session: ${String(error)}`));
+    await session?.close().catch((error: unknown) => {
+      const why = error instanceof Error ? error.message : String(error);
+      output.warn(`could not remove the listen session (${why}); it expires after 10 minutes without a listener`);
+    });
   }
   if (signal !== null) ctx.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
 }
