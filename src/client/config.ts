@@ -1,7 +1,8 @@
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import Conf from 'conf';
+import type Conf from 'conf';
 
 /** What one saved profile holds. Field names match the wire style so `profile show --json` reads naturally. */
 export interface Profile {
@@ -20,36 +21,30 @@ interface StoreShape {
 
 export const DEFAULT_PROFILE = 'default';
 
+const require = createRequire(import.meta.url);
+
 /**
  * Saved profiles, kept with conf in the user's config directory (`SVC_CONFIG_DIR` overrides it).
- * The file holds tokens, so it is written with mode 0600.
+ * The file holds tokens, so it is written with mode 0600. Every command reads the profiles but few write
+ * them, so reads parse the file directly and conf (slow to load) is loaded only for a write.
  */
 export class ProfileStore {
-  private readonly conf: Conf<StoreShape>;
+  private confCache: Conf<StoreShape> | undefined;
+  readonly path: string;
 
-  constructor(env: Record<string, string | undefined>) {
+  constructor(private readonly env: Record<string, string | undefined>) {
     const cwd = env['SVC_CONFIG_DIR'];
-    this.conf = new Conf<StoreShape>({
-      projectName: 'svc',
-      projectSuffix: '',
-      configFileMode: 0o600,
-      // Profile names may contain dots; they are keys, not paths.
-      accessPropertiesByDotNotation: false,
-      ...(cwd === undefined || cwd === '' ? {} : { cwd }),
-    });
-  }
-
-  /** Where the file lives. */
-  get path(): string {
-    return this.conf.path;
+    // The same place conf (through env-paths) keeps the file: <config dir>/svc/config.json.
+    const configHome = env['XDG_CONFIG_HOME'] || join(env['HOME'] || homedir(), '.config');
+    this.path = join(cwd === undefined || cwd === '' ? join(configHome, 'svc') : cwd, 'config.json');
   }
 
   get current(): string | undefined {
-    return this.conf.get('current');
+    return this.read().current;
   }
 
   list(): Record<string, Profile> {
-    return { ...(this.conf.get('profiles') ?? {}) };
+    return { ...(this.read().profiles ?? {}) };
   }
 
   get(name: string): Profile | undefined {
@@ -60,18 +55,43 @@ export class ProfileStore {
   save(name: string, values: Profile): void {
     const profiles = this.list();
     profiles[name] = { ...profiles[name], ...values };
-    this.conf.set('profiles', profiles);
+    this.conf().set('profiles', profiles);
     this.tighten();
   }
 
   use(name: string): void {
-    this.conf.set('current', name);
+    this.conf().set('current', name);
     this.tighten();
+  }
+
+  private read(): Partial<StoreShape> {
+    try {
+      return JSON.parse(readFileSync(this.path, 'utf8')) as Partial<StoreShape>;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw error;
+    }
+  }
+
+  private conf(): Conf<StoreShape> {
+    if (this.confCache === undefined) {
+      const { default: ConfClass } = require('conf') as { default: typeof Conf };
+      const cwd = this.env['SVC_CONFIG_DIR'];
+      this.confCache = new ConfClass<StoreShape>({
+        projectName: 'svc',
+        projectSuffix: '',
+        configFileMode: 0o600,
+        // Profile names may contain dots; they are keys, not paths.
+        accessPropertiesByDotNotation: false,
+        ...(cwd === undefined || cwd === '' ? {} : { cwd }),
+      });
+    }
+    return this.confCache;
   }
 
   // conf applies the mode only when it creates the file; a file made by hand or an older version may be wider.
   private tighten(): void {
-    if (existsSync(this.conf.path)) chmodSync(this.conf.path, 0o600);
+    if (existsSync(this.path)) chmodSync(this.path, 0o600);
   }
 }
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ListenDeliveryDto, ListenReportDto, ListenResultInput, ListenSession, ListenStatus } from '../../client/listen-client.js';
-import { forwardDelivery, type ForwardTarget } from '../../client/listen-forward.js';
+import type { ForwardTarget } from '../../client/listen-forward.js';
 import { describeEvent } from '../../webhooks/describe-event.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../errors.js';
@@ -62,6 +62,8 @@ async function listen(ctx: CliContext, opts: ListenFlags): Promise<void> {
       onStatus: (status) => reportStatus(ctx, status),
     });
     if (signal !== null) return;
+    // Loaded here, not at the top: it pulls in undici, which every other command would pay for at start-up.
+    const { forwardDelivery } = await import('../../client/listen-forward.js');
     const target: ForwardTarget | null = opts.forwardTo === undefined ? null : { url: opts.forwardTo, headers: opts.headers ?? {} };
     line(`Ready! Your webhook signing secret is ${session.secret} (^C to quit)`, {
       type: 'ready',
