@@ -25,7 +25,7 @@ function resolveIo(io: CliIo): ResolvedIo {
     prompt: inquirerPrompt,
     createClient,
     createPartnerClient: async (config) => (await import('../client/partner-client.js')).createPartnerClient(config),
-    openEngine: async (opts) => (await import('../engine/open-engine.js')).openEngine(opts),
+    openEngine: async (opts) => (await import('../runtime/open-engine.js')).openEngine(opts),
     serve: async (opts) => (await import('../http/serve.js')).serve(opts),
     onInterrupt: () => () => {},
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

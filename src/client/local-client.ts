@@ -1,7 +1,7 @@
 import type { SvcClient } from './client.js';
 import type { Engine } from '../engine/engine-api.js';
 import { SvcError } from '../engine/errors.js';
-import { openEngine } from '../engine/open-engine.js';
+import { openEngine } from '../runtime/open-engine.js';
 import { localWebhooksClient } from './webhooks-clients.js';
 import { createLocalListenClient } from './local-listen.js';
 

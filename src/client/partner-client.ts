@@ -9,6 +9,7 @@ import type {
   QrLinkCreateInput,
   QrLinkDto,
 } from './partner-types.js';
+import type { WebhooksClient } from './webhook-types.js';
 
 /**
  * The one interface `svc partner ...` talks to: the local engine on a data directory, or a remote Partner API
@@ -27,6 +28,8 @@ export interface PartnerClient {
   disconnectAccount(workspaceId: number, userId: number): Promise<DisconnectResult>;
   getApiToken(workspaceId: number): Promise<ApiTokenDto>;
   rotateApiToken(workspaceId: number): Promise<ApiTokenDto>;
+  /** The partner's own webhook subscriptions (`/partner/webhooks`), partner events only. */
+  readonly webhooks: WebhooksClient;
   close(): Promise<void>;
 }
 

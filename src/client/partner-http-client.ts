@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../engine/clock.js';
 import { SvcError, isErrorCode } from '../engine/errors.js';
 import { signPartnerJwt } from '../partner/partner-jwt-sign.js';
 import type { PartnerClient } from './partner-client.js';
+import { httpWebhooksClient } from './webhooks-clients.js';
 
 /** Options of `createPartnerHttpClient`. */
 export interface PartnerHttpClientOptions {
@@ -20,7 +21,7 @@ export interface PartnerHttpClientOptions {
   timeoutMs?: number;
 }
 
-type Method = 'GET' | 'POST' | 'PATCH';
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** A PartnerClient that talks to a remote Partner API. */
 export function createPartnerHttpClient(opts: PartnerHttpClientOptions): PartnerClient {
@@ -69,6 +70,8 @@ export function createPartnerHttpClient(opts: PartnerHttpClientOptions): Partner
     disconnectAccount: (id, userId) => call('POST', `${user(id, userId)}/messenger/disconnect`),
     getApiToken: (id) => call('GET', `${ws(id)}/api-token`),
     rotateApiToken: (id) => call('POST', `${ws(id)}/api-token`),
+    // `call` takes paths under the Partner API base, so the webhook routes start at ''.
+    webhooks: httpWebhooksClient(call, ''),
     close: async () => {
       if (closed) return;
       closed = true;

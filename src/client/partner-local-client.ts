@@ -1,7 +1,8 @@
 import { SvcError } from '../engine/errors.js';
 import type { Engine } from '../engine/engine-api.js';
-import { openEngine } from '../engine/open-engine.js';
+import { openEngine } from '../runtime/open-engine.js';
 import type { PartnerClient } from './partner-client.js';
+import { localWebhooksClient } from './webhooks-clients.js';
 
 /**
  * The Partner API of the engine on a data directory. There is no JWT to verify in process, so the Partner
@@ -36,6 +37,7 @@ export function createPartnerLocalClient(engine: Engine, partnerId: string, targ
     disconnectAccount: (ws, user) => run(() => api.disconnectAccount(ws, user)),
     getApiToken: (ws) => run(() => api.getApiToken(ws)),
     rotateApiToken: (ws) => run(() => api.rotateApiToken(ws)),
+    webhooks: localWebhooksClient(() => api.webhooks()),
     close,
   };
 }

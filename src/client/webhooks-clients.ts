@@ -1,7 +1,7 @@
 /**
  * The two implementations of `WebhooksClient`: over the engine (local) and over HTTP. Both take what they
- * need from their SvcClient, so each SvcClient adds webhooks with one line. The partner clients can reuse
- * them for `/partner/webhooks` with `partnerSubscriptions` or the partner base URL.
+ * need from their SvcClient, so each SvcClient adds webhooks with one line. The partner clients reuse them
+ * for `/partner/webhooks` (the partner's subscriptions, or the partner base URL).
  */
 import type { WebhookSubscriptionsApi } from '../engine/webhook-subscriptions.js';
 import type { WebhooksClient } from './webhook-types.js';
@@ -22,10 +22,10 @@ export function localWebhooksClient(api: () => WebhookSubscriptionsApi): Webhook
   };
 }
 
-/** A JSON call of an HTTP client: method, absolute URL, optional body; resolves with the envelope's data. */
+/** A JSON call of an HTTP client: method, URL (or a path its client prefixes), optional body; resolves with `data`. */
 export type JsonCall = <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: object) => Promise<T>;
 
-/** Speaks the webhook routes under `base` (e.g. `http://host/api`). */
+/** Speaks the webhook routes under `base` (e.g. `http://host/api`, or '' when `call` adds the base). */
 export function httpWebhooksClient(call: JsonCall, base: string): WebhooksClient {
   const at = (path: string) => `${base}/webhooks${path}`;
   const id = (n: number) => `/${encodeURIComponent(String(n))}`;

@@ -68,6 +68,11 @@ export interface EngineContext {
   config: EngineConfig;
   events: EventSink;
   stores: Stores;
+  /**
+   * Asks this process's worker of that name (`send`) to run soon rather than at its next poll; a no-op until
+   * the workers exist. Callable inside a write transaction: the run starts after the commit.
+   */
+  wake: (runnerName: string) => void;
 }
 
 export type Stores = ReturnType<typeof createStores>;

@@ -63,6 +63,11 @@ export interface Engine {
   /** Serves a pre-signed download; throws not_found for a bad or expired signature. */
   download(uid: string, expires: number, signature: string): DownloadedFile;
   workers: WorkerControl;
+  /**
+   * Sets the origin of the links the engine builds on its own (webhook `chat_url`, attachment links), which
+   * no request origin is known for: `svc serve` passes its real listening URL when no --public-url was given.
+   */
+  usePublicUrl(url: string): void;
   close(): Promise<void>;
 }
 

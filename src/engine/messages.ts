@@ -70,7 +70,7 @@ function acceptOutgoing(
   }
   const label = fields.label?.trim();
   if (label !== undefined && label.length > 100) throw invalid('label may be at most 100 characters');
-  return inWriteTransaction(ctx.db, () => {
+  const result = inWriteTransaction<SendResult>(ctx.db, () => {
     const now = ctx.clock.now();
     const workspace = loadWorkspace(ctx, workspaceId);
     const { account, chat } = resolve();
@@ -93,6 +93,9 @@ function acceptOutgoing(
     if (label !== undefined && label.length > 0) ctx.stores.chats.addLabel(workspaceId, chat.id, label);
     return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };
   });
+  // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later).
+  ctx.wake('send');
+  return result;
 }
 
 /** reply_to must name a message of the same workspace and account; null or "" is ignored (SPEC.md 2.1). */

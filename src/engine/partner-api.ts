@@ -26,6 +26,7 @@ import {
   updatePartnerWorkspace,
 } from './partners.js';
 import { connectSnapshot, createQrLink, scanQrLink, type ConnectSnapshot } from './qr-links.js';
+import { partnerSubscriptions, type WebhookSubscriptionsApi } from './webhook-subscriptions.js';
 
 /** How the Partner API's edge finds partners. */
 export interface PartnerDirectory {
@@ -47,6 +48,8 @@ export interface PartnerApi {
   disconnectAccount(workspaceId: number, userId: number): DisconnectResult;
   getApiToken(workspaceId: number): ApiTokenDto;
   rotateApiToken(workspaceId: number): ApiTokenDto;
+  /** The partner's own webhook subscriptions (DESIGN.md 5): partner events only, invisible to other partners. */
+  webhooks(): WebhookSubscriptionsApi;
 }
 
 /** QR links as the connect page and the simulated phone see them; the link code is the credential. */
@@ -74,6 +77,7 @@ export function createPartnerApi(ctx: EngineContext, publicId: string, linkBase:
     disconnectAccount: (ws, user) => disconnectUser(ctx, id(), ws, user),
     getApiToken: (ws) => getApiToken(ctx, id(), ws),
     rotateApiToken: (ws) => rotateApiToken(ctx, id(), ws),
+    webhooks: () => partnerSubscriptions(ctx, id()),
   };
 }
 

@@ -53,7 +53,7 @@ export function createSimApi(ctx: EngineContext, workspaceId: number): SimApi {
     setUnreachable(phone, unreachable) {
       driver();
       if (typeof phone !== 'string' || phone.length === 0) throw invalid('phone is required');
-      ctx.stores.sim.setUnreachable(phone, unreachable);
+      ctx.stores.sim.setUnreachable(workspaceId, phone, unreachable);
       return { phone, unreachable };
     },
   };

@@ -37,6 +37,8 @@ export interface BuildServerOptions {
   fileLimitBytes?: number | undefined;
   /** Log requests as JSON lines (pino), with Authorization headers and signatures redacted. */
   logger?: boolean | undefined;
+  /** Where the request log is written (default stdout); tests capture it to check what is logged. */
+  logStream?: { write(line: string): void } | undefined;
   /** Called with each unexpected (500) error, e.g. to log it. */
   onInternalError?: InternalErrorListener | undefined;
   /** More Public API route groups, mounted inside `/api` after the built-in ones. */
@@ -51,7 +53,7 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Builds the Fastify instance serving `engine`; call `listen` or `inject` on it. */
 export function buildServer(opts: BuildServerOptions): FastifyInstance {
   const app = Fastify({
-    logger: opts.logger === true ? loggerOptions : false,
+    logger: opts.logger === true ? { ...loggerOptions, ...(opts.logStream === undefined ? {} : { stream: opts.logStream }) } : false,
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     // Our own 503 below carries the error body; Fastify's would not.
     return503OnClosing: false,
@@ -115,7 +117,7 @@ const healthRoutes: FastifyPluginAsync = async (app) => {
   app.get('/healthz', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
 };
 
-const loggerOptions: FastifyServerOptions['logger'] = {
+const loggerOptions = {
   level: 'info',
   redact: ['req.headers.authorization', 'req.headers.cookie'],
   serializers: {
@@ -125,4 +127,4 @@ const loggerOptions: FastifyServerOptions['logger'] = {
       remoteAddress: request.ip,
     }),
   },
-};
+} satisfies FastifyServerOptions['logger'];

@@ -79,5 +79,9 @@ export const notFoundHandler = (request: FastifyRequest, reply: FastifyReply): F
     .code(404)
     .send(errorBody(new SvcError('not_found', `No route ${request.method} ${redactUrl(request.url).split('?')[0]}`)));
 
-/** Removes query values that carry secrets (pre-signed download signatures) before a URL is logged. */
-export const redactUrl = (url: string): string => url.replace(/([?&](?:signature|token)=)[^&]*/gi, '$1[redacted]');
+/**
+ * Removes what carries a credential before a URL is logged: query values of pre-signed download signatures
+ * (and tokens pasted into a query), and the code of a QR connection link, which alone connects an account.
+ */
+export const redactUrl = (url: string): string =>
+  url.replace(/([?&](?:signature|token)=)[^&]*/gi, '$1[redacted]').replace(/^(\/connect\/)[^/?#]+/i, '$1[redacted]');

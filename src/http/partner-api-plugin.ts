@@ -1,16 +1,26 @@
 /**
  * The Partner API area, mounted at `/partner` (DESIGN.md 3): partner JWT auth, its own OpenAPI document at
- * `/partner/openapi.json`, and its route groups. Partner webhook subscriptions join `PARTNER_ROUTE_GROUPS`.
+ * `/partner/openapi.json`, and its route groups, partner webhook subscriptions included (DESIGN.md 5, 6).
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { PARTNER_EVENTS } from '../engine/events.js';
 import { registerOpenApi } from './openapi.js';
-import { usePartnerAuth } from './partner-auth.js';
+import { partnerApi, usePartnerAuth } from './partner-auth.js';
 import { partnerUserRoutes } from './partner-user-routes.js';
 import { partnerWorkspaceRoutes } from './partner-workspace-routes.js';
 import type { RouteContext, RouteGroup } from './route-context.js';
+import { partnerResponses } from './schemas/partner-schemas.js';
+import { webhookRouteGroup } from './webhook-routes.js';
+
+/** `/partner/webhooks...`: the same routes as `/api/webhooks`, over the partner's own subscriptions. */
+export const partnerWebhookRoutes: RouteGroup = webhookRouteGroup(
+  (ctx, request) => partnerApi(ctx, request).webhooks(),
+  PARTNER_EVENTS,
+  { responses: (data) => partnerResponses(data) },
+);
 
 /** The Partner API's route groups. */
-export const PARTNER_ROUTE_GROUPS: readonly RouteGroup[] = [partnerWorkspaceRoutes, partnerUserRoutes];
+export const PARTNER_ROUTE_GROUPS: readonly RouteGroup[] = [partnerWorkspaceRoutes, partnerUserRoutes, partnerWebhookRoutes];
 
 /** Mounts the Partner API in its own scope. */
 export const partnerApiPlugin: FastifyPluginAsync<RouteContext> = async (app, options) => {
@@ -20,7 +30,8 @@ export const partnerApiPlugin: FastifyPluginAsync<RouteContext> = async (app, op
     title: 'svc Partner API',
     version: '1.0.0',
     description:
-      'Provision workspaces, seats and users; connect messenger accounts through QR links; read and rotate Public API tokens. ' +
+      'Provision workspaces, seats and users; connect messenger accounts through QR links; read and rotate Public API tokens; ' +
+      'subscribe to partner webhook events. ' +
       'Every request carries a fresh HS256 JWT (claims partner_id, exp; at most 15 minutes) and X-SVC-Partner-Id.',
     basePath: '/partner',
     securitySchemes: {

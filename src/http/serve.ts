@@ -4,7 +4,7 @@
  * the job in hand), then close the database, so nothing acknowledged is lost.
  */
 import type { AddressInfo } from 'node:net';
-import { openEngine } from '../engine/open-engine.js';
+import { openEngine } from '../runtime/open-engine.js';
 import { SvcError } from '../engine/errors.js';
 import { buildServer } from './build-server.js';
 
@@ -41,7 +41,6 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     ...(opts.webhookRetryDelaysMs === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelaysMs }),
     ...(opts.sendLeaseMs === undefined ? {} : { sendLeaseMs: opts.sendLeaseMs }),
   });
-  engine.workers.start();
   const app = buildServer({
     engine,
     publicUrl: opts.publicUrl,
@@ -61,6 +60,11 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
 
   const { port } = app.server.address() as AddressInfo;
   const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`;
+  // Links in webhook payloads are built by the engine, with no request to take an origin from: without
+  // --public-url they point at where this server really listens (the port may have been 0). The workers
+  // start only now, so no event is built with the default origin first.
+  if (opts.publicUrl === undefined) engine.usePublicUrl(url);
+  engine.workers.start();
   // No "listening on" line here: `svc serve` prints it itself once its signal handlers are in place, so a
   // script that signals right after reading the line always gets a graceful shutdown.
 

@@ -4,7 +4,7 @@ import type { WebhookCreateInput, WebhookUpdateInput } from '../client/webhook-t
 import type { WebhookSubscriptionsApi } from '../engine/webhook-subscriptions.js';
 import { workspaceIdOf } from './auth.js';
 import { type RouteContext, type RouteGroup, ok } from './route-context.js';
-import { type IdParams, type PageQuery, idParams, pageOf, pageQuery, responses } from './schemas/common-schemas.js';
+import { type IdParams, type JsonSchema, type PageQuery, idParams, pageOf, pageQuery, responses as publicResponses } from './schemas/common-schemas.js';
 import {
   type DeliveryParams,
   createdWebhookSchema,
@@ -21,12 +21,25 @@ import { EVENT_TYPES } from '../webhooks/payload.js';
 /** How a route finds the subscriptions of the authenticated caller (a workspace, or a partner). */
 export type WebhookScopeOf = (ctx: RouteContext, request: FastifyRequest) => WebhookSubscriptionsApi;
 
+/** How a mount describes its answers: the envelope on 200 and its own 401 (no body on /api, a body on /partner). */
+export type ResponsesOf = (data: JsonSchema) => Record<string, JsonSchema>;
+
+/** Options of `webhookRouteGroup`. */
+export interface WebhookRouteOptions {
+  /** Keeps operation ids unique when two mounts share one document. */
+  opPrefix?: string;
+  /** The `response` map of each route; default the Public API's. */
+  responses?: ResponsesOf;
+}
+
 /**
- * The webhook routes over any scope: `/api` mounts them for the token's workspace; `/partner` can mount the
- * same group with `partnerSubscriptions` and the partner events. `prefix` keeps operation ids unique per document.
+ * The webhook routes over any scope: `/api` mounts them for the token's workspace; `/partner` mounts the same
+ * group with the partner's subscriptions, the partner events and its own 401 body.
  */
-export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly string[], opPrefix = ''): RouteGroup {
+export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly string[], options: WebhookRouteOptions = {}): RouteGroup {
   const tags = ['webhooks'];
+  const opPrefix = options.opPrefix ?? '';
+  const responses = options.responses ?? publicResponses;
   const op = (name: string) => (opPrefix === '' ? name : `${opPrefix}${name[0]?.toUpperCase()}${name.slice(1)}`);
   return async (app, ctx) => {
     const api = (request: FastifyRequest) => scopeOf(ctx, request);

@@ -2,7 +2,8 @@ import { isInternationalPhone, type DeliveryOutcome, type DeliveryRequest, type 
 
 /** What the simulated network must share between processes; the engine backs it with its database. */
 export interface SimState {
-  isUnreachable(phone: string): boolean;
+  /** Whether `phone` is unreachable for sends from `accountPhone`. */
+  isUnreachable(phone: string, accountPhone: string): boolean;
   deliveredId(messageUid: string): string | undefined;
   recordDelivery(messageUid: string, networkMessageId: string): void;
 }
@@ -32,7 +33,7 @@ export class SimDriver implements NetworkDriver {
     if (!isInternationalPhone(request.recipientPhone)) {
       return { status: 'failed', reason: 'invalid_number', detail: `${request.recipientPhone} is not a valid international number` };
     }
-    if (this.state.isUnreachable(request.recipientPhone)) {
+    if (this.state.isUnreachable(request.recipientPhone, request.accountPhone)) {
       return { status: 'failed', reason: 'unreachable', detail: `${request.recipientPhone} is not reachable on the network` };
     }
     const networkMessageId = `sim-${request.messageUid}`;

@@ -1,4 +1,5 @@
 import type { Db } from '../store/database.js';
+import { DeliveryPicker } from './delivery-claim.js';
 import type { SendOutcome } from './http-sender.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextAttemptAt } from './retry-schedule.js';
 import { generateMessageId, type RandomBytes } from './signature.js';
@@ -30,6 +31,8 @@ export interface ClaimOptions {
   leaseMs: number;
   /** Most deliveries of one subscription in flight at once, across every process. */
   perSubscriptionCap: number;
+  /** Most deliveries to one receiver (URL origin) in flight, across its subscriptions and every process. */
+  perEndpointCap?: number;
   /** null (the default) claims POSTed subscriptions; a session id claims only that listener's. */
   listenSessionId?: string | null;
 }
@@ -88,25 +91,6 @@ const prepareStatements = (db: Db) => ({
   insert: db.prepare(`INSERT INTO webhook_deliveries
     (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
     VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now)`),
-  due: db.prepare(`
-    WITH due AS (
-      SELECT id, subscription_id, next_attempt_at AS due_at FROM webhook_deliveries
-      WHERE status = 'pending' AND next_attempt_at <= @now
-      UNION ALL
-      SELECT id, subscription_id, lease_until FROM webhook_deliveries
-      WHERE status = 'delivering' AND lease_until <= @now
-    ), ranked AS (
-      SELECT due.id, due.subscription_id, due.due_at,
-             ROW_NUMBER() OVER (PARTITION BY due.subscription_id ORDER BY due.due_at, due.id) AS rn
-      FROM due JOIN webhook_subscriptions s ON s.id = due.subscription_id
-      WHERE s.enabled = 1 AND s.listen_session_id IS @session
-    ), busy AS (
-      SELECT subscription_id, COUNT(*) AS n FROM webhook_deliveries
-      WHERE status = 'delivering' AND lease_until > @now GROUP BY subscription_id
-    )
-    SELECT r.id FROM ranked r LEFT JOIN busy b ON b.subscription_id = r.subscription_id
-    WHERE r.rn + COALESCE(b.n, 0) <= @cap
-    ORDER BY r.due_at, r.id LIMIT @limit`),
   lease: db.prepare(`UPDATE webhook_deliveries
     SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id = @id`),
   byId: db.prepare(`${SELECT_DELIVERY} WHERE d.id = ?`),
@@ -126,12 +110,6 @@ const prepareStatements = (db: Db) => ({
   notify: db.prepare(`INSERT INTO owner_notifications
     (workspace_id, partner_id, subscription_id, kind, details, created_at)
     VALUES (@workspaceId, @partnerId, @subscriptionId, @kind, @details, @now)`),
-  nextDue: db.prepare(`SELECT MIN(due_at) AS due_at FROM (
-      SELECT MIN(d.next_attempt_at) AS due_at FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-      WHERE d.status = 'pending' AND s.enabled = 1 AND s.listen_session_id IS NULL
-      UNION ALL
-      SELECT MIN(d.lease_until) FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-      WHERE d.status = 'delivering' AND s.enabled = 1 AND s.listen_session_id IS NULL)`),
   redeliver: db.prepare(`INSERT INTO webhook_deliveries
     (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
     SELECT subscription_id, webhook_msg_id, event_type, payload, 'pending', 0, @now, @now
@@ -145,12 +123,14 @@ const prepareStatements = (db: Db) => ({
  */
 export class DeliveryQueue {
   private readonly stmt: ReturnType<typeof prepareStatements>;
+  private readonly picker: DeliveryPicker;
 
   constructor(
     private readonly db: Db,
     private readonly random?: RandomBytes,
   ) {
     this.stmt = prepareStatements(db);
+    this.picker = new DeliveryPicker(db);
   }
 
   /**
@@ -196,18 +176,14 @@ export class DeliveryQueue {
    * gets at most `perSubscriptionCap` in flight, counting leases other processes hold.
    */
   claimDue(options: ClaimOptions): ClaimedDelivery[] {
-    const claim = this.db.transaction((): ClaimedDelivery[] => {
-      const ids = this.stmt.due.all({
-        now: options.now,
-        session: options.listenSessionId ?? null,
-        cap: options.perSubscriptionCap,
-        limit: options.limit,
-      }) as Array<{ id: number }>;
-      return ids.map(({ id }) => {
+    // A plain read first: a poll that finds nothing (or only subscriptions at their cap) takes no write lock.
+    if (this.picker.pick(options).length === 0) return [];
+    const claim = this.db.transaction((): ClaimedDelivery[] =>
+      this.picker.pick(options).map((id) => {
         this.stmt.lease.run({ id, owner: options.owner, leaseUntil: options.now + options.leaseMs });
         return rowToClaimed(this.stmt.byId.get(id) as DeliveryRow);
-      });
-    });
+      }),
+    );
     return claim.immediate();
   }
 
@@ -273,7 +249,7 @@ export class DeliveryQueue {
 
   /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
   nextDueAt(): number | null {
-    return (this.stmt.nextDue.get() as { due_at: number | null }).due_at;
+    return this.picker.nextDueAt();
   }
 
   /** Queues a delivery again as a new row with the same `webhook-id` and body; returns the new id. */

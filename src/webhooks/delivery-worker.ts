@@ -36,6 +36,8 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** Deliveries of one subscription in flight, across processes; what keeps a slow endpoint from blocking others. */
   perSubscriptionCap?: number;
+  /** Deliveries to one receiver (URL origin) in flight, over all its subscriptions; default: no limit. */
+  perEndpointCap?: number;
   retryDelays?: readonly number[];
   failureNotifyThreshold?: number;
   /** When set, the URL is checked again before each attempt: the policy may be stricter now than at creation. */
@@ -68,6 +70,7 @@ export class DeliveryWorker {
       leaseMs: options.leaseMs ?? 60_000,
       concurrency: options.concurrency ?? 16,
       perSubscriptionCap: options.perSubscriptionCap ?? 2,
+      perEndpointCap: options.perEndpointCap ?? Infinity,
       retryDelays: options.retryDelays ?? DEFAULT_RETRY_DELAYS_MS,
       failureNotifyThreshold: options.failureNotifyThreshold ?? DEFAULT_FAILURE_NOTIFY_THRESHOLD,
       onError: options.onError ?? (() => {}),
@@ -90,6 +93,7 @@ export class DeliveryWorker {
         owner: this.o.owner,
         leaseMs: this.o.leaseMs,
         perSubscriptionCap: this.o.perSubscriptionCap,
+        perEndpointCap: this.o.perEndpointCap,
       });
     } catch (error) {
       this.o.onError(error);

@@ -7,7 +7,7 @@ import { webhookRuntime } from '../engine/webhook-runtime.js';
 import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
 import { DeliveryWorker, httpSend, type SendFn } from '../webhooks/delivery-worker.js';
 import { WEBHOOK_TIMEOUT_MS } from '../webhooks/http-sender.js';
-import { createWebhookDispatcher } from '../webhooks/guarded-dispatcher.js';
+import { createWebhookDispatcher, type ResolveHost } from '../webhooks/guarded-dispatcher.js';
 import type { JobRunner } from './worker-runner.js';
 
 /** How often the webhook worker looks for deliveries queued by other processes (its own wake it at once). */
@@ -17,6 +17,8 @@ export const WEBHOOK_POLL_MS = 100;
 export interface WebhookRunnerOptions {
   send?: SendFn;
   concurrency?: number;
+  /** DNS behind the connect-time address check (default: the system resolver); tests play a rebinding attacker. */
+  resolveHost?: ResolveHost;
 }
 
 /**
@@ -31,7 +33,7 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     options.send ??
     ((request) => {
       // Created on first use: an engine that never delivers (an admin command) opens no connection pool.
-      dispatcher ??= createWebhookDispatcher(mode);
+      dispatcher ??= createWebhookDispatcher(mode, options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost });
       return httpSend(dispatcher)(request);
     });
   const runtime = webhookRuntime(ctx);
@@ -45,6 +47,8 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     concurrency: options.concurrency ?? 32,
     // A quarter of the slots per subscription: a busy endpoint gets parallelism, a slow one cannot take them all.
     perSubscriptionCap: 8,
+    // And a quarter per receiver, whatever it subscribed to: one that hangs leaves the rest for everyone else.
+    perEndpointCap: 8,
     retryDelays: ctx.config.webhookRetryDelaysMs,
     failureNotifyThreshold: ctx.config.webhookFailureNotifyThreshold,
     urlPolicy: mode,

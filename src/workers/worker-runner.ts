@@ -17,6 +17,16 @@ export interface JobRunner {
 interface Loop {
   start(): void;
   stop(): Promise<void>;
+  wake(): void;
+}
+
+/** The runner's controls, plus a nudge for one runner when this process has just queued work for it. */
+export interface WorkerRunner extends WorkerControl {
+  /**
+   * Runs the named runner soon instead of at its next poll. Safe to call inside a write transaction (also a
+   * group-committed one): the run starts in a later turn of the event loop, after the commit.
+   */
+  wake(runnerName: string): void;
 }
 
 /**
@@ -24,7 +34,7 @@ interface Loop {
  * 5 s) never delays another (the send dispatcher). Other processes may add work to the same database at any
  * time, so each loop also polls at `pollMs`; it sleeps less when it knows work is due sooner.
  */
-export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: Logger, pollMs = 100): WorkerControl {
+export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: Logger, pollMs = 100): WorkerRunner {
   const runOne = async (runner: JobRunner): Promise<number> => {
     try {
       return await runner.runDue();
@@ -36,10 +46,15 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
 
   const loopOf = (runner: JobRunner): Loop => {
     if (runner.start !== undefined && runner.stop !== undefined) {
-      return { start: () => runner.start?.(), stop: async () => runner.stop?.() };
+      // These wake themselves (the webhook worker is nudged by the outbox after each enqueue).
+      return { start: () => runner.start?.(), stop: async () => runner.stop?.(), wake: () => undefined };
     }
     let timer: NodeJS.Timeout | undefined;
     let running = false;
+    let busy = false;
+    // A wake that came while a run was under way: that run may already have looked, so run once more.
+    let again = false;
+    let wakeScheduled = false;
     let inFlight: Promise<number> = Promise.resolve(0);
     const schedule = () => {
       if (!running) return;
@@ -49,8 +64,27 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
       timer.unref?.();
     };
     const tick = () => {
+      busy = true;
       inFlight = runOne(runner);
-      void inFlight.finally(schedule);
+      void inFlight.finally(() => {
+        busy = false;
+        if (again && running) {
+          again = false;
+          tick();
+        } else {
+          schedule();
+        }
+      });
+    };
+    const runNow = () => {
+      wakeScheduled = false;
+      if (!running) return;
+      if (busy) {
+        again = true;
+        return;
+      }
+      if (timer !== undefined) clearTimeout(timer);
+      tick();
     };
     return {
       start() {
@@ -63,11 +97,20 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
         if (timer !== undefined) clearTimeout(timer);
         await inFlight;
       },
+      wake() {
+        if (!running || wakeScheduled) return;
+        wakeScheduled = true;
+        // setImmediate, not a microtask: a group-commit batch flushes synchronously inside its own
+        // setImmediate, so by the time this runs the caller's write has committed (or rolled back).
+        setImmediate(runNow);
+      },
     };
   };
 
   const loops = runners.map(loopOf);
+  const byName = new Map(runners.map((runner, index) => [runner.name, loops[index]!]));
   return {
+    wake: (runnerName) => byName.get(runnerName)?.wake(),
     start: () => loops.forEach((loop) => loop.start()),
     stop: async () => void (await Promise.all(loops.map((loop) => loop.stop()))),
     // With a fake clock, tests process everything due in turn, each runner to completion.

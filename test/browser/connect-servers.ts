@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { FakeClock } from '../../src/engine/clock.js';
-import { createEngine } from '../../src/engine/create-engine.js';
+import { createEngine } from '../../src/runtime/create-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
 import { openDatabase } from '../../src/store/database.js';

@@ -10,7 +10,7 @@ import type { SvcClient } from '../../src/client/client.js';
 import { createHttpClient } from '../../src/client/http-client.js';
 import { openLocalClient } from '../../src/client/local-client.js';
 import type { Engine } from '../../src/engine/engine-api.js';
-import { openEngine } from '../../src/engine/open-engine.js';
+import { openEngine } from '../../src/runtime/open-engine.js';
 import { serve } from '../../src/http/serve.js';
 import { uniquePhone, type ContractTarget, type TestWorkspace, type WorkspaceOptions } from './contract-target.js';
 

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
-import { createEngine } from '../../src/engine/create-engine.js';
+import { createEngine } from '../../src/runtime/create-engine.js';
 import { isSvcError } from '../../src/engine/errors.js';
 import { openDatabase } from '../../src/store/database.js';
 import { compileEngine } from '../support/compiled-engine.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
 import type { NetworkDriver } from '../../src/network/driver.js';
-import { createEngine } from '../../src/engine/create-engine.js';
+import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ledgerRows, ledgerSum, messageIdOf, StalledSim } from '../support/engine-fixtures.js';
 import { fixedRandom, testEngine } from '../support/test-engine.js';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
-import { createEngine } from '../../src/engine/create-engine.js';
-import { databasePath, openEngine } from '../../src/engine/open-engine.js';
+import { createEngine } from '../../src/runtime/create-engine.js';
+import { databasePath, openEngine } from '../../src/runtime/open-engine.js';
 import { migrate, openDatabase, schemaVersion } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { countRows, recordingSink, StalledSim, tempDir } from '../support/engine-fixtures.js';

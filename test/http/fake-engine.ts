@@ -232,6 +232,7 @@ export function createFakeEngine(): FakeEngine {
       stop: async () => void lifecycle.push('stop'),
       runDue: async () => 0,
     },
+    usePublicUrl: () => undefined,
     close: async () => void lifecycle.push('close'),
   };
 }

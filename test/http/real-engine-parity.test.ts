@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SvcClient } from '../../src/client/client.js';
 import { createHttpClient } from '../../src/client/http-client.js';
 import type { Engine, WorkspaceApi } from '../../src/engine/engine-api.js';
-import { openEngine } from '../../src/engine/open-engine.js';
+import { openEngine } from '../../src/runtime/open-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
 
 // The response schemas drive serialisation and drop fields they do not list: what the real engine returns

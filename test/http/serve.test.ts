@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { createHttpClient } from '../../src/client/http-client.js';
-import { openEngine } from '../../src/engine/open-engine.js';
+import { openEngine } from '../../src/runtime/open-engine.js';
 import { serve } from '../../src/http/serve.js';
 import { installShutdownSignals } from '../../src/http/shutdown-signals.js';
 

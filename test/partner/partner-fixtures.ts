@@ -1,5 +1,5 @@
 import { FakeClock } from '../../src/engine/clock.js';
-import { createEngine } from '../../src/engine/create-engine.js';
+import { createEngine } from '../../src/runtime/create-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -19,7 +19,7 @@ export function partnerFixture(options: { publicUrl?: string } = {}) {
     authorization: `Bearer ${signPartnerJwt(who.partner_id, who.partner_secret, clock)}`,
     'x-svc-partner-id': who.partner_id,
   });
-  const call = async (method: 'GET' | 'POST' | 'PATCH', url: string, body?: object, who = partner) => {
+  const call = async (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, body?: object, who = partner) => {
     const response = await app.inject({ method, url: `/partner${url}`, headers: headers(who), ...(body === undefined ? {} : { payload: body }) });
     return { status: response.statusCode, body: response.json() as { status: string; data: any; error_code?: string; rule?: string; message?: string } };
   };

@@ -2,11 +2,11 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
-const SOURCE_DIRS = ['engine', 'store', 'network', 'workers', 'client', 'partner', 'webhooks'];
+const SOURCE_DIRS = ['engine', 'runtime', 'store', 'network', 'workers', 'client', 'partner', 'webhooks'];
 
 /**
  * Transpiles the engine's sources (no type check) into `outDir`, so code outside vitest's transform,
- * such as a worker thread, can import `outDir/engine/create-engine.js`. node_modules is linked beside it.
+ * such as a worker thread, can import `outDir/runtime/create-engine.js`. node_modules is linked beside it.
  */
 export function compileEngine(outDir: string, repoRoot = resolve(import.meta.dirname, '../..')): string {
   const src = join(repoRoot, 'src');

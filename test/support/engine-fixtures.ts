@@ -58,7 +58,7 @@ export function tempDir(): string {
 export const simStateOf = (db: Db, clock: Clock) => {
   const sim = createSimStore(db);
   return {
-    isUnreachable: (phone: string) => sim.isUnreachable(phone),
+    isUnreachable: (phone: string, accountPhone: string) => sim.isUnreachable(accountPhone, phone),
     deliveredId: (uid: string) => sim.deliveredId(uid),
     recordDelivery: (uid: string, id: string) => sim.recordDelivery(uid, id, clock.now()),
   };

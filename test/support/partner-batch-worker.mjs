@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 const { buildDir, dbPath, partnerId, workspaceId, batches, size, gate } = workerData;
 const { openDatabase } = await import(`${buildDir}/store/database.js`);
-const { createEngine } = await import(`${buildDir}/engine/create-engine.js`);
+const { createEngine } = await import(`${buildDir}/runtime/create-engine.js`);
 const engine = createEngine({ db: openDatabase(dbPath) });
 const api = engine.partner(partnerId);
 

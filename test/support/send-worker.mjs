@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 const { buildDir, dbPath, workspaceId, sends, now, gate } = workerData;
 const { openDatabase } = await import(`${buildDir}/store/database.js`);
-const { createEngine } = await import(`${buildDir}/engine/create-engine.js`);
+const { createEngine } = await import(`${buildDir}/runtime/create-engine.js`);
 const engine = createEngine({ db: openDatabase(dbPath), clock: { now: () => now } });
 const api = engine.workspace(workspaceId);
 

@@ -1,5 +1,5 @@
 import { FakeClock, type Random } from '../../src/engine/clock.js';
-import { createEngine, type EngineParts } from '../../src/engine/create-engine.js';
+import { createEngine, type EngineParts } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
 
 /** A random source that always answers the same value (0.5 gives a 2000 ms send spacing). */

@@ -1,5 +1,5 @@
 import { FakeClock } from '../../src/engine/clock.js';
-import type { EngineParts } from '../../src/engine/create-engine.js';
+import type { EngineParts } from '../../src/runtime/create-engine.js';
 import type { OutgoingWebhook, SendFn } from '../../src/webhooks/delivery-worker.js';
 import type { SendOutcome } from '../../src/webhooks/http-sender.js';
 import { testEngine } from '../support/test-engine.js';

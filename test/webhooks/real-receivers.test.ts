@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine/create-engine.js';
+import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
 import { startReceiver, type Receiver } from './helpers.js';
 

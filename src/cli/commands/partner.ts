@@ -4,6 +4,11 @@ import { usageError } from '../errors.js';
 import { nonNegativeInt, positiveInt } from '../parse.js';
 import { apiTokenView, disconnectView, partnerUsersTable, partnerWorkspaceView } from '../partner-views.js';
 import { registerPartnerQr } from './partner-qr.js';
+import { registerWebhookCommands } from './webhook-commands.js';
+
+const PARTNER_EVENTS_HELP =
+  'messenger_account:connected, messenger_account:disconnected, api-token:rotated, ' +
+  'workspace:quota_near_full, workspace:quota_full, workspace:seats_full';
 
 /**
  * `svc partner ...`: the Partner API, on the local engine or a remote server (SVC_PARTNER_BASE_URL), with the
@@ -96,4 +101,11 @@ export function registerPartner(program: Command, ctx: CliContext): void {
       ctx.output.result(rotated, apiTokenView(rotated));
       ctx.output.note('the previous token no longer works');
     });
+
+  registerWebhookCommands(
+    partner.command('webhooks').description("the partner's webhook subscriptions and their deliveries"),
+    ctx,
+    async () => (await ctx.partnerClient()).webhooks,
+    { command: 'svc partner webhooks', events: PARTNER_EVENTS_HELP },
+  );
 }

@@ -1,10 +1,6 @@
 import type { Command } from 'commander';
-import type { WebhookUpdateInput } from '../../client/webhook-types.js';
 import type { CliContext } from '../context.js';
-import { usageError } from '../errors.js';
-import { notePage } from '../pagination.js';
-import { positiveInt } from '../parse.js';
-import { createdWebhookView, deliveriesTable, deliveryView, webhookView, webhooksTable } from '../webhook-views.js';
+import { registerWebhookCommands } from './webhook-commands.js';
 
 const EVENTS_HELP =
   'message:new, message:received:new, message:sent:new, chat:created, chat:received:created, chat:sent:created, ' +
@@ -18,100 +14,6 @@ export function registerWebhooks(program: Command, ctx: CliContext): Command {
   const webhooks =
     program.commands.find((c) => c.name() === 'webhooks') ??
     program.command('webhooks').description('manage webhook subscriptions and their deliveries');
-  const client = async () => (await ctx.client()).webhooks;
-
-  webhooks
-    .command('create')
-    .description(`subscribe a URL to an event (${EVENTS_HELP}); prints the signing secret once`)
-    .requiredOption('--event <type>', 'event identifier')
-    .requiredOption('--url <url>', 'endpoint that receives the POSTs (https on a server without --dev)')
-    .option('--disabled', 'create it disabled')
-    .action(async (opts: { event: string; url: string; disabled?: boolean }) => {
-      const created = await (await client()).create({ event_type: opts.event, url: opts.url, enabled: opts.disabled !== true });
-      ctx.output.result(created, createdWebhookView(created));
-    });
-
-  webhooks
-    .command('list')
-    .description('list webhook subscriptions, 50 a page')
-    .option('--page <n>', 'page number, from 1', positiveInt, 1)
-    .action(async (opts: { page: number }) => {
-      const page = await (await client()).list(opts.page);
-      ctx.output.result(page, webhooksTable(page));
-      notePage(ctx.output, page, 'svc webhooks list');
-    });
-
-  webhooks
-    .command('get')
-    .argument('<id>', 'webhook id', positiveInt)
-    .description('show one subscription')
-    .option('--show-secret', 'also print its signing secret')
-    .action(async (id: number, opts: { showSecret?: boolean }) => {
-      const api = await client();
-      const webhook = await api.get(id);
-      const shown = opts.showSecret === true ? { ...webhook, secret: (await api.secret(id)).secret } : webhook;
-      ctx.output.result(shown, webhookView(shown));
-    });
-
-  webhooks
-    .command('update')
-    .argument('<id>', 'webhook id', positiveInt)
-    .description('change a subscription; only the options given change')
-    .option('--event <type>', 'new event identifier')
-    .option('--url <url>', 'new endpoint')
-    .option('--enable', 'enable deliveries')
-    .option('--disable', 'disable deliveries')
-    .action(async (id: number, opts: { event?: string; url?: string; enable?: boolean; disable?: boolean }) => {
-      if (opts.enable === true && opts.disable === true) throw usageError('give --enable or --disable, not both');
-      const input: WebhookUpdateInput = {
-        ...(opts.event === undefined ? {} : { event_type: opts.event }),
-        ...(opts.url === undefined ? {} : { url: opts.url }),
-        ...(opts.enable === true ? { enabled: true } : opts.disable === true ? { enabled: false } : {}),
-      };
-      if (Object.keys(input).length === 0) throw usageError('nothing to update', 'give --event, --url, --enable or --disable');
-      const webhook = await (await client()).update(id, input);
-      ctx.output.result(webhook, webhookView(webhook));
-    });
-
-  webhooks
-    .command('delete')
-    .argument('<id>', 'webhook id', positiveInt)
-    .description('delete a subscription and its pending deliveries')
-    .action(async (id: number) => {
-      const deleted = await (await client()).delete(id);
-      ctx.output.result(deleted, { kind: 'lines', lines: [`Deleted webhook ${deleted.id}`] });
-    });
-
-  webhooks
-    .command('deliveries')
-    .argument('<id>', 'webhook id', positiveInt)
-    .description('attempt log of a subscription, newest first, 50 a page')
-    .option('--page <n>', 'page number, from 1', positiveInt, 1)
-    .action(async (id: number, opts: { page: number }) => {
-      const page = await (await client()).deliveries(id, opts.page);
-      ctx.output.result(page, deliveriesTable(page));
-      notePage(ctx.output, page, `svc webhooks deliveries ${id}`);
-    });
-
-  webhooks
-    .command('redeliver')
-    .argument('<id>', 'webhook id', positiveInt)
-    .argument('<delivery_id>', 'delivery id (from `svc webhooks deliveries ID`)', positiveInt)
-    .description('queue one delivery again; it keeps its webhook-id')
-    .action(async (id: number, deliveryId: number) => {
-      const delivery = await (await client()).redeliver(id, deliveryId);
-      ctx.output.result(delivery, deliveryView(delivery));
-    });
-
-  webhooks
-    .command('test')
-    .argument('<id>', 'webhook id', positiveInt)
-    .description('queue a sample event ("test": true) of the subscription\'s type')
-    .action(async (id: number) => {
-      const delivery = await (await client()).test(id);
-      ctx.output.result(delivery, deliveryView(delivery));
-      ctx.output.note(`follow it with: svc webhooks deliveries ${id}`);
-    });
-
+  registerWebhookCommands(webhooks, ctx, async () => (await ctx.client()).webhooks, { command: 'svc webhooks', events: EVENTS_HELP });
   return webhooks;
 }

@@ -1,6 +1,7 @@
 import { CORE_SCHEMA } from './001-core.js';
 import { WEBHOOKS_SCHEMA } from './002-webhooks.js';
 import { PARTNER_SCHEMA } from './003-partner.js';
+import { DELIVERY_INDEXES_SCHEMA } from './004-delivery-indexes.js';
 
 export interface Migration {
   version: number;
@@ -13,4 +14,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'core', sql: CORE_SCHEMA },
   { version: 2, name: 'webhooks', sql: WEBHOOKS_SCHEMA },
   { version: 3, name: 'partner', sql: PARTNER_SCHEMA },
+  { version: 4, name: 'delivery-indexes', sql: DELIVERY_INDEXES_SCHEMA },
 ];

@@ -5,24 +5,25 @@ import { createSendDispatcher } from '../workers/send-dispatcher.js';
 import { createWebhookRunner } from '../workers/webhook-runner.js';
 import { createWorkerRunner, type JobRunner } from '../workers/worker-runner.js';
 import type { SendFn } from '../webhooks/delivery-worker.js';
-import { listAccounts } from './accounts.js';
-import { listChats, chatDto, chatOfWorkspace, updateChat } from './chats.js';
-import { systemClock, systemRandom, type Clock, type Random } from './clock.js';
-import { createStores, defaultEngineConfig, silentLogger, type EngineConfig, type EngineContext, type Logger } from './context.js';
-import type { Engine, WorkspaceApi } from './engine-api.js';
-import { ignoreEvents, type EventSink } from './events.js';
-import { createTemplate, deleteFile, download, getFile, listFiles, listTemplates, uploadFile } from './files.js';
-import { createGroupCommit } from './group-commit.js';
-import { createInbound } from './inbound.js';
-import { getMessage, listChatMessages, sendToChat, sendToChatName, sendToPhone } from './messages.js';
-import { createConnectApi, createPartnerApi, createPartnerDirectory } from './partner-api.js';
-import { createPartner } from './partners.js';
-import { createSimApi } from './sim-api.js';
-import { authenticateToken } from './tokens.js';
-import { listenSessions } from './listen-sessions.js';
-import { createWebhookEventSink } from './webhook-events.js';
-import { workspaceSubscriptions } from './webhook-subscriptions.js';
-import { createWorkspace, ensureLocalWorkspace, updateWorkspace, workspaceDto } from './workspaces.js';
+import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
+import { listAccounts } from '../engine/accounts.js';
+import { listChats, chatDto, chatOfWorkspace, updateChat } from '../engine/chats.js';
+import { systemClock, systemRandom, type Clock, type Random } from '../engine/clock.js';
+import { createStores, defaultEngineConfig, silentLogger, type EngineConfig, type EngineContext, type Logger } from '../engine/context.js';
+import type { Engine, WorkspaceApi } from '../engine/engine-api.js';
+import { ignoreEvents, type EventSink } from '../engine/events.js';
+import { createTemplate, deleteFile, download, getFile, listFiles, listTemplates, uploadFile } from '../engine/files.js';
+import { createGroupCommit } from '../engine/group-commit.js';
+import { createInbound } from '../engine/inbound.js';
+import { getMessage, listChatMessages, sendToChat, sendToChatName, sendToPhone } from '../engine/messages.js';
+import { createConnectApi, createPartnerApi, createPartnerDirectory } from '../engine/partner-api.js';
+import { createPartner } from '../engine/partners.js';
+import { createSimApi } from '../engine/sim-api.js';
+import { authenticateToken } from '../engine/tokens.js';
+import { listenSessions } from '../engine/listen-sessions.js';
+import { createWebhookEventSink } from '../engine/webhook-events.js';
+import { workspaceSubscriptions } from '../engine/webhook-subscriptions.js';
+import { createWorkspace, ensureLocalWorkspace, updateWorkspace, workspaceDto } from '../engine/workspaces.js';
 
 /** The parts an engine is built from; everything but `db` has a default. */
 export interface EngineParts {
@@ -39,6 +40,8 @@ export interface EngineParts {
   runners?: (ctx: EngineContext) => JobRunner[];
   /** Outbound webhook HTTP; defaults to undici through the address-checking dispatcher. */
   webhookSend?: SendFn;
+  /** DNS behind the default sender's connect-time address check; tests inject a rebinding resolver. */
+  webhookResolveHost?: ResolveHost;
 }
 
 /** Builds an engine from its parts. The caller owns the lifecycle: `workers.start()` and `close()`. */
@@ -52,7 +55,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     network:
       parts.network ??
       new SimDriver({
-        isUnreachable: (phone) => stores.sim.isUnreachable(phone),
+        isUnreachable: (phone, accountPhone) => stores.sim.isUnreachable(accountPhone, phone),
         deliveredId: (uid) => stores.sim.deliveredId(uid),
         recordDelivery: (uid, id) => stores.sim.recordDelivery(uid, id, clock.now()),
       }),
@@ -60,12 +63,18 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     config: { ...defaultEngineConfig, ...parts.config },
     events: ignoreEvents,
     stores,
+    wake: () => undefined,
   };
   // The webhook outbox is the default sink: every engine (local and served) records deliveries.
   ctx.events = parts.events?.(ctx) ?? createWebhookEventSink(ctx, ignoreEvents);
   ctx.network.start(createInbound(ctx));
-  const webhookRunner = createWebhookRunner(ctx, parts.webhookSend === undefined ? {} : { send: parts.webhookSend });
+  const webhookRunner = createWebhookRunner(ctx, {
+    ...(parts.webhookSend === undefined ? {} : { send: parts.webhookSend }),
+    ...(parts.webhookResolveHost === undefined ? {} : { resolveHost: parts.webhookResolveHost }),
+  });
   const workers = createWorkerRunner([createSendDispatcher(ctx), webhookRunner, ...(parts.runners?.(ctx) ?? [])], clock, ctx.logger);
+  // Sends accepted in this process are claimed at once; other processes' still wait for a poll.
+  ctx.wake = (runnerName) => workers.wake(runnerName);
 
   const workspace = (workspaceId: number, options: { linkBase?: string } = {}): WorkspaceApi => {
     const linkBase = options.linkBase ?? ctx.config.publicUrl;
@@ -111,6 +120,9 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     grouped: (fn) => groupCommit.run(fn),
     download: (uid, expires, signature) => download(ctx, uid, expires, signature),
     workers,
+    usePublicUrl(url) {
+      ctx.config.publicUrl = url.replace(/\/+$/, '');
+    },
     async close() {
       if (closed) return;
       closed = true;

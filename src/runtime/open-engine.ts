@@ -1,10 +1,10 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../store/database.js';
-import type { Clock, Random } from './clock.js';
-import type { Logger } from './context.js';
+import type { Clock, Random } from '../engine/clock.js';
+import type { Logger } from '../engine/context.js';
 import { createEngine } from './create-engine.js';
-import type { Engine } from './engine-api.js';
+import type { Engine } from '../engine/engine-api.js';
 
 export interface OpenEngineOptions {
   /** Directory holding `svc.db`; created (owner-only) when missing. */
