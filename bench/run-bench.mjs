@@ -48,28 +48,40 @@ async function postMessages() {
   }
 }
 
-const results = {
-  machine: { node: process.version, cpus: cpus().length },
-  settings: { seconds, connections, messages },
-  post_messages: await postMessages(),
-  startup: measureStartup(svc),
-  latency_vs_size: await measureLatencyVsSize(svc, { seconds, connections, messages }),
-  webhooks: await measureWebhooks(svc, { seconds }),
+// Each section measures one thing and renders its own table rows; BENCH_SECTIONS=a,b runs a subset.
+const sections = {
+  post_messages: {
+    run: postMessages,
+    rows: (p) => [
+      ['POST /api/messages, bare node:http', `${p.bare_node_http.requests_per_second} req/s`, `p50 ${p.bare_node_http.latency_p50_ms} ms, p99 ${p.bare_node_http.latency_p99_ms} ms`, `peak RSS ${p.bare_node_http.peak_rss_mib} MiB`],
+      ['POST /api/messages, svc serve (durable queue)', `${p.svc.requests_per_second} req/s (${p.ratio}x bare)`, `p50 ${p.svc.latency_p50_ms} ms, p99 ${p.svc.latency_p99_ms} ms`, `peak RSS ${p.svc.peak_rss_mib} MiB`],
+    ],
+  },
+  latency_vs_size: {
+    run: () => measureLatencyVsSize(svc, { seconds, connections, messages }),
+    rows: (sizes) => Object.entries(sizes).map(([label, r]) => [`POST /api/messages, database ${label.replace('_', ' ')}`, `${r.requests_per_second} req/s`, `p50 ${r.latency_p50_ms} ms, p99 ${r.latency_p99_ms} ms`, '']),
+  },
+  webhooks: {
+    run: () => measureWebhooks(svc, { seconds }),
+    rows: (w) => [
+      ['webhook POSTs, plain undici loop (16 at once)', `${w.plain_undici_posts_per_second} req/s`, '', ''],
+      ['webhook deliveries, svc serve (durable outbox)', `${w.svc_deliveries_per_second} events/s (${w.ratio}x plain)`, '', ''],
+      ['send accepted -> message:sent:new received', `${w.send_to_message_sent_new_ms.count} sends`, `p50 ${w.send_to_message_sent_new_ms.p50} ms, p99 ${w.send_to_message_sent_new_ms.p99} ms`, ''],
+    ],
+  },
+  startup: {
+    run: async () => measureStartup(svc),
+    rows: (s) => [
+      ['start-up: node -e 0', `${s.node_e_0.mean_ms} ms`, `p50 ${s.node_e_0.p50_ms} ms`, ''],
+      ['start-up: svc --version', `${s.svc_version.mean_ms} ms`, `p50 ${s.svc_version.p50_ms} ms`, ''],
+      ['start-up: svc send (local, --no-wait)', `${s.svc_send_local_no_wait.mean_ms} ms`, `p50 ${s.svc_send_local_no_wait.p50_ms} ms`, ''],
+    ],
+  },
 };
-console.log(JSON.stringify(results, null, 2));
 
-const p = results.post_messages;
-const s = results.startup;
-const sizes = Object.entries(results.latency_vs_size);
-const rows = [
-  ['POST /api/messages, bare node:http', `${p.bare_node_http.requests_per_second} req/s`, `p50 ${p.bare_node_http.latency_p50_ms} ms, p99 ${p.bare_node_http.latency_p99_ms} ms`, `peak RSS ${p.bare_node_http.peak_rss_mib} MiB`],
-  ['POST /api/messages, svc serve (durable queue)', `${p.svc.requests_per_second} req/s (${p.ratio}x bare)`, `p50 ${p.svc.latency_p50_ms} ms, p99 ${p.svc.latency_p99_ms} ms`, `peak RSS ${p.svc.peak_rss_mib} MiB`],
-  ...sizes.map(([label, r]) => [`POST /api/messages, database ${label.replace('_', ' ')}`, `${r.requests_per_second} req/s`, `p50 ${r.latency_p50_ms} ms, p99 ${r.latency_p99_ms} ms`, '']),
-  ['webhook POSTs, plain undici loop (16 at once)', `${results.webhooks.plain_undici_posts_per_second} req/s`, '', ''],
-  ['webhook deliveries, svc serve (durable outbox)', `${results.webhooks.svc_deliveries_per_second} events/s (${results.webhooks.ratio}x plain)`, '', ''],
-  ['send accepted -> message:sent:new received', `${results.webhooks.send_to_message_sent_new_ms.count} sends`, `p50 ${results.webhooks.send_to_message_sent_new_ms.p50} ms, p99 ${results.webhooks.send_to_message_sent_new_ms.p99} ms`, ''],
-  ['start-up: node -e 0', `${s.node_e_0.mean_ms} ms`, `p50 ${s.node_e_0.p50_ms} ms`, ''],
-  ['start-up: svc --version', `${s.svc_version.mean_ms} ms`, `p50 ${s.svc_version.p50_ms} ms`, ''],
-  ['start-up: svc send (local, --no-wait)', `${s.svc_send_local_no_wait.mean_ms} ms`, `p50 ${s.svc_send_local_no_wait.p50_ms} ms`, ''],
-];
+const selected = (process.env.BENCH_SECTIONS ?? Object.keys(sections).join(',')).split(',').filter((name) => name in sections);
+const results = { machine: { node: process.version, cpus: cpus().length }, settings: { seconds, connections, messages } };
+for (const name of selected) results[name] = await sections[name].run();
+console.log(JSON.stringify(results, null, 2));
+const rows = selected.flatMap((name) => sections[name].rows(results[name]));
 console.error(['| what | throughput / time | latency | memory |', '|---|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n'));

@@ -238,7 +238,15 @@ export class DeliveryQueue {
           partnerId: row.partner_id,
           subscriptionId: row.subscription_id,
           kind: OWNER_NOTIFICATION_WEBHOOK_FAILING,
-          details: JSON.stringify({ url: row.url, event_type: row.event_type, consecutive_failures: streak, last_error: outcome.error }),
+          // What the owner's e-mail says (never the secret): which endpoint, how bad, and which delivery to look at.
+          details: JSON.stringify({
+            url: row.url,
+            event_type: row.event_type,
+            consecutive_failures: streak,
+            last_error: outcome.error,
+            last_status_code: outcome.statusCode,
+            last_delivery_id: row.id,
+          }),
           now,
         });
       }

@@ -82,13 +82,19 @@ describe('process: SIGKILL loop during bursts, with a hostile webhook receiver',
     // Some kill must have cut into work, or the loop proved nothing.
     expect(atKill.messages + atKill.goodDeliveries + atKill.lostRequests, 'every kill came after the work was done').toBeGreaterThan(0);
 
-    // The last run is not killed: one more burst while the hostile receiver hangs, then until quiet.
+    // The last run is not killed: two more bursts while the hostile receiver hangs, the second once it holds
+    // deliveries again (the killed runs' leases on it last 15 s), then until quiet.
     hostile.mode = 'hang';
     epochs.push({ start: Date.now(), end: Infinity });
     server = await box.serve(f.dataDir, SERVE);
-    const last = await fireBurst(server, f.token, { round: ROUNDS, size: BURST, accounts: ACCOUNTS });
-    expect(last).toMatchObject({ lost: 0, refused: [] });
-    for (const uid of last.accepted) accepted.add(uid);
+    for (const round of [ROUNDS, ROUNDS + 1]) {
+      if (round > ROUNDS) {
+        await pollUntil('the hostile receiver holding deliveries', async () => (hostile!.inFlight > 0 ? true : undefined), { timeoutMs: 25_000, intervalMs: 50 });
+      }
+      const last = await fireBurst(server, f.token, { round, size: BURST, accounts: ACCOUNTS });
+      expect(last).toMatchObject({ lost: 0, refused: [] });
+      for (const uid of last.accepted) accepted.add(uid);
+    }
     await pollUntil(
       'every message finished and every event at the good receiver',
       async () => {

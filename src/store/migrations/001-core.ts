@@ -154,7 +154,6 @@ CREATE TABLE jobs (
   created_at INTEGER NOT NULL,
   UNIQUE (kind, ref_id)
 );
-CREATE INDEX jobs_due ON jobs (kind, run_at);
 CREATE INDEX jobs_queue_head ON jobs (kind, queue_key, id);
 
 CREATE TABLE settings (

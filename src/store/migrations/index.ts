@@ -2,6 +2,7 @@ import { CORE_SCHEMA } from './001-core.js';
 import { WEBHOOKS_SCHEMA } from './002-webhooks.js';
 import { PARTNER_SCHEMA } from './003-partner.js';
 import { DELIVERY_INDEXES_SCHEMA } from './004-delivery-indexes.js';
+import { OWNER_MAIL_SCHEMA } from './005-owner-mail.js';
 
 export interface Migration {
   version: number;
@@ -15,4 +16,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'webhooks', sql: WEBHOOKS_SCHEMA },
   { version: 3, name: 'partner', sql: PARTNER_SCHEMA },
   { version: 4, name: 'delivery-indexes', sql: DELIVERY_INDEXES_SCHEMA },
+  { version: 5, name: 'owner-mail', sql: OWNER_MAIL_SCHEMA },
 ];
