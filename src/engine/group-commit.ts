@@ -1,5 +1,5 @@
 import type { Db } from '../store/database.js';
-import { inWriteTransaction } from '../store/transactions.js';
+import { inSavepoint, inWriteTransaction } from '../store/transactions.js';
 
 interface Pending {
   fn: () => unknown;
@@ -26,7 +26,7 @@ export function createGroupCommit(db: Db, maxBatch = 512) {
       inWriteTransaction(db, () => {
         for (const item of batch) {
           try {
-            outcomes.push({ ok: true, value: inWriteTransaction(db, item.fn) });
+            outcomes.push({ ok: true, value: inSavepoint(db, item.fn) });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }

@@ -29,25 +29,39 @@ function statementsOf(db: Db): TransactionStatements {
 }
 
 /**
- * Runs `fn` in an IMMEDIATE transaction (the write lock is taken first, so check-then-write is atomic across
- * processes), or in a savepoint when a transaction is already open, so a failing step undoes only its own
- * writes. The statements are prepared once per connection: this sits on every request's path.
+ * Runs `fn` in an IMMEDIATE transaction: the write lock is taken first, so check-then-write is atomic across
+ * processes. Inside an open transaction it simply runs `fn`: an error propagates to the enclosing boundary
+ * (the outer transaction, or a savepoint a caller opened with `inSavepoint`), which undoes everything
+ * since. The statements are prepared once per connection: this sits on every request's path.
  */
 export function inWriteTransaction<T>(db: Db, fn: () => T): T {
+  if (db.inTransaction) return fn();
   const s = statementsOf(db);
-  const nested = db.inTransaction;
-  (nested ? s.savepoint : s.begin).run();
+  s.begin.run();
   try {
     const result = fn();
-    (nested ? s.release : s.commit).run();
+    s.commit.run();
     return result;
   } catch (error) {
-    if (nested) {
-      s.rollbackTo.run();
-      s.release.run();
-    } else if (db.inTransaction) {
-      s.rollback.run();
-    }
+    if (db.inTransaction) s.rollback.run();
+    throw error;
+  }
+}
+
+/**
+ * Runs `fn` inside a savepoint of the open transaction, so a failure undoes only `fn`'s own writes and the
+ * caller may catch it and go on (group commit does, once per request of a batch).
+ */
+export function inSavepoint<T>(db: Db, fn: () => T): T {
+  const s = statementsOf(db);
+  s.savepoint.run();
+  try {
+    const result = fn();
+    s.release.run();
+    return result;
+  } catch (error) {
+    s.rollbackTo.run();
+    s.release.run();
     throw error;
   }
 }
