@@ -21,6 +21,9 @@ export interface ServeOptions {
   webhookRetryDelaysMs?: number[];
   /** How long a claimed send job stays leased (env SVC_SEND_LEASE_MS); the engine's default when absent. */
   sendLeaseMs?: number;
+  /** SMTP URL for owner notification e-mails (--smtp-url, SVC_SMTP_URL); it holds a password, never print it. */
+  smtpUrl?: string;
+  smtpFrom?: string;
   log: (line: string) => void;
 }
 

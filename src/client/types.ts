@@ -189,6 +189,8 @@ export interface AdminWorkspaceUpdateInput {
   plan?: Plan;
   /** Business plan only; null restores the default random spacing. */
   send_interval_ms?: number | null;
+  /** Where failure notices go; null removes the address. */
+  owner_email?: string | null;
 }
 
 export interface CreatedWorkspace {

@@ -103,8 +103,8 @@ export interface SimApi {
 export interface AdminApi {
   createWorkspace(input: AdminWorkspaceCreateInput): CreatedWorkspace;
   updateWorkspace(workspaceId: number, input: AdminWorkspaceUpdateInput): WorkspaceDto;
-  /** Issues a partner record; its secret is returned this once. */
-  createPartner(input: { name: string }): CreatedPartner;
+  /** Issues a partner record (`email` gets its failing-webhook notices); its secret is returned this once. */
+  createPartner(input: { name: string; email?: string }): CreatedPartner;
 }
 
 export interface DownloadedFile {

@@ -16,17 +16,18 @@ import { periodEnd, rollQuotaPeriod } from './credits.js';
 import { conflict, invalid, notFound, SvcError } from './errors.js';
 import { emitPartnerEvent } from './partner-alerts.js';
 import { issueToken } from './tokens.js';
-import { createWorkspace } from './workspaces.js';
+import { checkOwnerEmail, createWorkspace } from './workspaces.js';
 
 const MAX_NAME = 200;
 const MAX_SEATS = 100_000;
 
 /** Issues a partner record out of band (`svc admin partner create`); the secret is shown this once. */
-export function createPartner(ctx: EngineContext, input: { name: string }): CreatedPartner {
+export function createPartner(ctx: EngineContext, input: { name: string; email?: string }): CreatedPartner {
   const name = checkName(input.name, 'name');
+  const email = checkOwnerEmail(input.email ?? null);
   const credentials = generatePartnerCredentials();
   inWriteTransaction(ctx.db, () =>
-    ctx.stores.partners.insertPartner({ publicId: credentials.partner_id, name, secret: credentials.partner_secret, now: ctx.clock.now() }),
+    ctx.stores.partners.insertPartner({ publicId: credentials.partner_id, name, secret: credentials.partner_secret, email, now: ctx.clock.now() }),
   );
   return { ...credentials, name };
 }

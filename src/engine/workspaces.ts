@@ -27,7 +27,7 @@ export function createWorkspace(
       plan: input.plan ?? 'standard',
       isLocal: input.isLocal ?? false,
       partnerId: input.partnerId ?? null,
-      ownerEmail: input.owner_email ?? null,
+      ownerEmail: checkOwnerEmail(input.owner_email ?? null),
       seatsPurchased: seats,
       quotaTotal: quota,
       now,
@@ -100,6 +100,7 @@ export function updateWorkspace(ctx: EngineContext, workspaceId: number, input: 
       if (input.send_interval_ms !== null) assertNonNegativeInteger('send interval', input.send_interval_ms);
       next.send_interval_ms = input.send_interval_ms;
     }
+    if (input.owner_email !== undefined) next.owner_email = checkOwnerEmail(input.owner_email);
     if (next.send_interval_ms !== null && next.plan !== 'business') {
       throw new SvcError('permission_denied', 'The send interval can be changed on the Business plan only', {
         hint: 'add --plan business, or leave the interval at its default',
@@ -108,6 +109,16 @@ export function updateWorkspace(ctx: EngineContext, workspaceId: number, input: 
     ctx.stores.workspaces.update(next);
   });
   return workspaceDto(ctx, workspaceId);
+}
+
+/** A single address (failure notices are mailed to it): trimmed, and never something that could add mail headers. */
+export function checkOwnerEmail(value: string | null): string | null {
+  if (value === null) return null;
+  const email = value.trim();
+  if (email.length > 254 || !/^[^\s@<>,;"]+@[^\s@<>,;"]+\.[^\s@<>,;"]+$/.test(email)) {
+    throw invalid('the e-mail address must look like name@example.com');
+  }
+  return email;
 }
 
 function assertNonNegativeInteger(what: string, value: number): void {

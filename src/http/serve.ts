@@ -4,7 +4,7 @@
  * the job in hand), then close the database, so nothing acknowledged is lost.
  */
 import type { AddressInfo } from 'node:net';
-import { openEngine } from '../runtime/open-engine.js';
+import { maskSmtpUrl, openEngine } from '../runtime/open-engine.js';
 import { SvcError } from '../engine/errors.js';
 import { buildServer } from './build-server.js';
 
@@ -21,6 +21,10 @@ export interface ServeOptions {
   sendLeaseMs?: number | undefined;
   /** In-flight requests get this long to finish on close before their connections are cut. */
   drainTimeoutMs?: number | undefined;
+  /** SMTP URL (with its password) for e-mailing owner notifications; without it they are only recorded. */
+  smtpUrl?: string | undefined;
+  /** From address of those e-mails. */
+  smtpFrom?: string | undefined;
   log: (line: string) => void;
 }
 
@@ -40,7 +44,10 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
     ...(opts.webhookRetryDelaysMs === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelaysMs }),
     ...(opts.sendLeaseMs === undefined ? {} : { sendLeaseMs: opts.sendLeaseMs }),
+    ...(opts.smtpUrl === undefined ? {} : { smtp: { url: opts.smtpUrl, from: opts.smtpFrom }, mailLog: opts.log }),
   });
+  // The URL holds the SMTP password: only its masked form is ever printed.
+  if (opts.smtpUrl !== undefined) opts.log(`owner notifications: e-mailed via ${maskSmtpUrl(opts.smtpUrl)}`);
   const app = buildServer({
     engine,
     publicUrl: opts.publicUrl,

@@ -3,6 +3,8 @@ import type { NetworkDriver } from '../network/driver.js';
 import { SimDriver } from '../network/sim-driver.js';
 import { createSendDispatcher } from '../workers/send-dispatcher.js';
 import { createWebhookRunner } from '../workers/webhook-runner.js';
+import { createOwnerMailer, type OwnerMailerOptions } from '../workers/owner-mailer.js';
+import type { SmtpSettings } from '../workers/smtp.js';
 import { createWorkerRunner, type JobRunner } from '../workers/worker-runner.js';
 import type { SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
@@ -42,6 +44,10 @@ export interface EngineParts {
   webhookSend?: SendFn;
   /** DNS behind the default sender's connect-time address check; tests inject a rebinding resolver. */
   webhookResolveHost?: ResolveHost;
+  /** Where owner notifications are e-mailed; without it they are only recorded in owner_notifications. */
+  smtp?: SmtpSettings;
+  /** Tuning (and, in tests, the clock-driven retry delays) of the owner mailer; used only with `smtp`. */
+  ownerMailer?: OwnerMailerOptions;
 }
 
 /** Builds an engine from its parts. The caller owns the lifecycle: `workers.start()` and `close()`. */
@@ -72,7 +78,12 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     ...(parts.webhookSend === undefined ? {} : { send: parts.webhookSend }),
     ...(parts.webhookResolveHost === undefined ? {} : { resolveHost: parts.webhookResolveHost }),
   });
-  const workers = createWorkerRunner([createSendDispatcher(ctx), webhookRunner, ...(parts.runners?.(ctx) ?? [])], clock, ctx.logger);
+  const mailer = parts.smtp === undefined ? [] : [createOwnerMailer(ctx, parts.smtp, parts.ownerMailer)];
+  const workers = createWorkerRunner(
+    [createSendDispatcher(ctx), webhookRunner, ...mailer, ...(parts.runners?.(ctx) ?? [])],
+    clock,
+    ctx.logger,
+  );
   // Sends accepted in this process are claimed at once; other processes' still wait for a poll.
   ctx.wake = (runnerName) => workers.wake(runnerName);
 

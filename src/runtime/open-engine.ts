@@ -5,6 +5,9 @@ import type { Clock, Random } from '../engine/clock.js';
 import type { Logger } from '../engine/context.js';
 import { createEngine } from './create-engine.js';
 import type { Engine } from '../engine/engine-api.js';
+import type { SmtpSettings } from '../workers/smtp.js';
+
+export { maskSmtpUrl, type SmtpSettings } from '../workers/smtp.js';
 
 export interface OpenEngineOptions {
   /** Directory holding `svc.db`; created (owner-only) when missing. */
@@ -16,6 +19,10 @@ export interface OpenEngineOptions {
   clock?: Clock;
   random?: Random;
   logger?: Logger;
+  /** E-mails owner notifications (svc serve --smtp-url); without it they are only recorded. */
+  smtp?: SmtpSettings;
+  /** Where the mailer reports failed sends (the server's output). */
+  mailLog?: (line: string) => void;
 }
 
 /** The default data directory: `SVC_HOME`, else `~/.local/share/svc`. */
@@ -32,6 +39,8 @@ export function openEngine(options: OpenEngineOptions): Engine {
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.smtp === undefined ? {} : { smtp: options.smtp }),
+    ...(options.mailLog === undefined ? {} : { ownerMailer: { log: options.mailLog } }),
     config: {
       dev: options.dev ?? false,
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),

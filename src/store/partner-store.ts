@@ -6,6 +6,8 @@ export interface PartnerRow {
   public_id: string;
   name: string;
   secret: string;
+  /** Where failure notices of the partner's webhooks go (migration 005). */
+  email: string | null;
   created_at: number;
   disabled_at: number | null;
 }
@@ -25,7 +27,7 @@ export interface PartnerUserRow {
 /** Partners, their workspaces' users, tokens and threshold alerts: statements prepared once. */
 export function createPartnerStore(db: Db) {
   const insertPartner = db.prepare(
-    'INSERT INTO partners (public_id, name, secret, created_at) VALUES (@publicId, @name, @secret, @now)',
+    'INSERT INTO partners (public_id, name, secret, email, created_at) VALUES (@publicId, @name, @secret, @email, @now)',
   );
   const byPublicId = db.prepare<[string], PartnerRow>('SELECT * FROM partners WHERE public_id = ? AND disabled_at IS NULL');
   const workspaceOf = db.prepare<[number, number], WorkspaceRow>('SELECT * FROM workspaces WHERE id = ? AND partner_id = ?');
@@ -48,7 +50,7 @@ export function createPartnerStore(db: Db) {
   );
 
   return {
-    insertPartner: (p: { publicId: string; name: string; secret: string; now: number }): number =>
+    insertPartner: (p: { publicId: string; name: string; secret: string; email: string | null; now: number }): number =>
       Number(insertPartner.run(p).lastInsertRowid),
     byPublicId: (publicId: string): PartnerRow | undefined => byPublicId.get(publicId),
     /** The workspace only when it belongs to the partner, so another partner's id reads as missing. */

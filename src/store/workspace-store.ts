@@ -37,7 +37,7 @@ export function createWorkspaceStore(db: Db) {
   const local = db.prepare<[], WorkspaceRow>('SELECT * FROM workspaces WHERE is_local = 1 ORDER BY id LIMIT 1');
   const update = db.prepare(
     `UPDATE workspaces SET name = @name, plan = @plan, seats_purchased = @seats_purchased,
-       send_interval_ms = @send_interval_ms, quota_total = @quota_total WHERE id = @id`,
+       send_interval_ms = @send_interval_ms, quota_total = @quota_total, owner_email = @owner_email WHERE id = @id`,
   );
   const setUsed = db.prepare('UPDATE workspaces SET quota_used = ?, quota_period_start = ? WHERE id = ?');
   const addUsed = db.prepare('UPDATE workspaces SET quota_used = quota_used + ? WHERE id = ?');

@@ -49,10 +49,15 @@ export function renderOwnerMail(n: ClaimedNotification): OwnerMail {
   const id = n.subscriptionId;
   const cli = n.partnerId === null ? 'svc webhooks' : 'svc partner webhooks';
   const failures = d.consecutive_failures ?? 0;
-  const parts: string[] = [];
-  if (typeof d.last_status_code === 'number') parts.push(`HTTP status ${d.last_status_code}`);
-  if (typeof d.last_error === 'string' && d.last_error !== '') parts.push(d.last_error);
-  const last = parts.length === 0 ? 'unknown' : parts.join(' - ');
+  // The recorded error usually names the status already ("receiver answered 500"); add it only when not.
+  const status = typeof d.last_status_code === 'number' ? `HTTP status ${d.last_status_code}` : null;
+  const error = typeof d.last_error === 'string' && d.last_error !== '' ? d.last_error : null;
+  const last =
+    error === null
+      ? (status ?? 'unknown')
+      : status === null || error.includes(String(d.last_status_code))
+        ? error
+        : `${error} (${status})`;
   const owner = n.partnerId === null ? `workspace "${n.ownerName}" (id ${n.workspaceId})` : `partner "${n.ownerName}"`;
   const lines = [
     'Hello,',

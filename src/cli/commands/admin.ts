@@ -44,17 +44,19 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
   workspace
     .command('update')
     .argument('<ws>', 'workspace id', positiveInt)
-    .description('change quota, plan or send interval of a workspace')
+    .description('change quota, plan, send interval or owner e-mail of a workspace')
     .option('--quota <n>', 'messaging credits per period', nonNegativeInt)
     .addOption(planOption())
     .option('--send-interval <ms>', 'spacing between sends in ms (business plan only); "default" restores ~2 s random', interval)
-    .action(async (ws: number, opts: { quota?: number; plan?: Plan; sendInterval?: number | 'default' }) => {
+    .option('--owner-email <email>', 'e-mail of the owner (failure notices); "none" removes it')
+    .action(async (ws: number, opts: { quota?: number; plan?: Plan; sendInterval?: number | 'default'; ownerEmail?: string }) => {
       const input: AdminWorkspaceUpdateInput = {
         ...(opts.quota === undefined ? {} : { quota: opts.quota }),
         ...(opts.plan === undefined ? {} : { plan: opts.plan }),
         ...(opts.sendInterval === undefined ? {} : { send_interval_ms: opts.sendInterval === 'default' ? null : opts.sendInterval }),
+        ...(opts.ownerEmail === undefined ? {} : { owner_email: opts.ownerEmail === 'none' ? null : opts.ownerEmail }),
       };
-      if (Object.keys(input).length === 0) throw usageError('nothing to change: pass --quota, --plan or --send-interval');
+      if (Object.keys(input).length === 0) throw usageError('nothing to change: pass --quota, --plan, --send-interval or --owner-email');
       const updated = await withEngine(ctx, (engine) => engine.admin.updateWorkspace(ws, input));
       ctx.output.result(updated, workspaceView(updated));
     });
@@ -70,8 +72,11 @@ function registerAdminPartner(admin: Command, ctx: CliContext): void {
     .command('create')
     .description('create a partner and print its Partner ID and Secret (shown this once)')
     .requiredOption('--name <name>', 'partner name')
-    .action(async (opts: { name: string }) => {
-      const created = await withEngine(ctx, (engine) => engine.admin.createPartner({ name: opts.name }));
+    .option('--email <email>', 'e-mail for notices about the partner\'s failing webhooks')
+    .action(async (opts: { name: string; email?: string }) => {
+      const created = await withEngine(ctx, (engine) =>
+        engine.admin.createPartner({ name: opts.name, ...(opts.email === undefined ? {} : { email: opts.email }) }),
+      );
       const result = { partner_id: created.partner_id, partner_secret: created.partner_secret };
       ctx.output.result(result, { kind: 'record', rows: [['partner_id', result.partner_id], ['partner_secret', result.partner_secret]] });
       ctx.output.note('hand both to the partner; the secret is not shown again (`svc login --partner` stores it)');

@@ -11,6 +11,8 @@ interface ServeFlags {
   webhookRetryDelays?: number[];
   publicUrl?: string;
   rateLimit?: number;
+  smtpUrl?: string;
+  smtpFrom?: string;
 }
 
 /** `svc serve`: the engine of a data directory over HTTP until SIGINT/SIGTERM. */
@@ -24,12 +26,16 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--webhook-retry-delays <seconds>', 'delays before webhook retries, e.g. 5,30', secondsListToMs)
     .option('--public-url <url>', 'origin used in links the server hands out (QR, downloads)', httpUrl)
     .option('--rate-limit <n>', 'requests per minute per token', positiveInt)
+    // No argument parser here: commander would repeat a rejected value, and this one holds a password.
+    .option('--smtp-url <url>', 'e-mail owner notifications through smtp[s]://user:pass@host:port (env SVC_SMTP_URL)')
+    .option('--smtp-from <address>', 'From address of those e-mails (env SVC_SMTP_FROM)')
     .action(async (opts: ServeFlags) => {
       if (ctx.globals.baseUrl !== undefined) {
         throw usageError('svc serve serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
       }
       const log = (line: string) => ctx.io.stdout(`${line}\n`);
       const sendLeaseMs = leaseFromEnv(ctx.io.env['SVC_SEND_LEASE_MS']);
+      const smtp = smtpSettings(opts, ctx.io.env);
       const handle = await ctx.io.serve({
         port: opts.port,
         host: opts.host,
@@ -39,6 +45,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ...(opts.rateLimit === undefined ? {} : { rateLimitPerMinute: opts.rateLimit }),
         ...(opts.webhookRetryDelays === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelays }),
         ...(sendLeaseMs === undefined ? {} : { sendLeaseMs }),
+        ...smtp,
         log,
       });
       // Subscribe before announcing, so a signal sent right after the line is seen is never missed.
@@ -73,4 +80,33 @@ function leaseFromEnv(value: string | undefined): number | undefined {
     throw usageError(`SVC_SEND_LEASE_MS must be a whole number of milliseconds (1 or more), got "${value}"`, 'unset it to use the default of 30000');
   }
   return Number(value);
+}
+
+/**
+ * SMTP for owner notifications: the flag, else SVC_SMTP_URL (empty counts as unset). Errors never quote the
+ * URL, since it carries the SMTP password.
+ */
+function smtpSettings(opts: ServeFlags, env: Record<string, string | undefined>): { smtpUrl?: string; smtpFrom?: string } {
+  const fromEnv = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const url = opts.smtpUrl ?? fromEnv('SVC_SMTP_URL');
+  const from = opts.smtpFrom ?? fromEnv('SVC_SMTP_FROM');
+  if (url === undefined) {
+    if (from !== undefined) throw usageError('--smtp-from (SVC_SMTP_FROM) needs an SMTP server', 'add --smtp-url smtp://user:pass@host:587');
+    return {};
+  }
+  const problem = smtpUrlProblem(url);
+  if (problem !== null) throw usageError(problem, 'expected smtp://user:pass@host:port or smtps://...; percent-encode special characters');
+  if (from !== undefined && (from.trim() === '' || /[\r\n]/.test(from))) throw usageError('--smtp-from must be one e-mail address');
+  return { smtpUrl: url, ...(from === undefined ? {} : { smtpFrom: from }) };
+}
+
+function smtpUrlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'the SMTP URL is not a valid URL';
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') return 'the SMTP URL must start with smtp:// or smtps://';
+  return url.hostname === '' ? 'the SMTP URL has no host' : null;
 }
