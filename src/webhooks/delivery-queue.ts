@@ -1,6 +1,6 @@
 import type { Db } from '../store/database.js';
 import { DeliveryPicker } from './delivery-claim.js';
-import type { SendOutcome } from './http-sender.js';
+import type { SendOutcome } from './send-outcome.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextAttemptAt } from './retry-schedule.js';
 import { generateMessageId, type RandomBytes } from './signature.js';
 

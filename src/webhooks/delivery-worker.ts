@@ -1,7 +1,6 @@
-import type { Dispatcher } from 'undici';
 import type { Clock } from '../engine/clock.js';
 import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimedDelivery, type DeliveryQueue } from './delivery-queue.js';
-import { describeError, sendWebhook, WEBHOOK_TIMEOUT_MS, type SendOutcome } from './http-sender.js';
+import { describeError, type SendOutcome } from './send-outcome.js';
 import { DEFAULT_RETRY_DELAYS_MS } from './retry-schedule.js';
 import { signedHeaders } from './signature.js';
 import { validateWebhookUrl, type UrlPolicyMode } from './url-policy.js';
@@ -17,12 +16,6 @@ export interface OutgoingWebhook {
 
 /** Outbound HTTP as a dependency: tests pass a fake, production passes `httpSend(...)`. */
 export type SendFn = (request: OutgoingWebhook) => Promise<SendOutcome>;
-
-/** The production sender: undici over the given (usually guarded) dispatcher. */
-export const httpSend =
-  (dispatcher?: Dispatcher, timeoutMs = WEBHOOK_TIMEOUT_MS): SendFn =>
-  (request) =>
-    sendWebhook({ url: request.url, headers: request.headers, body: request.body, timeoutMs, ...(dispatcher ? { dispatcher } : {}) });
 
 export interface DeliveryWorkerOptions {
   queue: DeliveryQueue;

@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
+import { describeError, WEBHOOK_TIMEOUT_MS, type SendOutcome } from './send-outcome.js';
+import type { SendFn } from './delivery-worker.js';
 
-/** SPEC.md 6 and 8: a receiver must answer within 5 seconds. */
-export const WEBHOOK_TIMEOUT_MS = 5000;
+export { describeError, WEBHOOK_TIMEOUT_MS, type SendOutcome };
+
 /** Receivers' bodies are never used; reading a little lets keep-alive work for small answers. */
 export const RESPONSE_BODY_CAP_BYTES = 4096;
 
@@ -18,13 +20,6 @@ export interface SendWebhookInput {
   now?: () => number;
 }
 
-/** The result of one delivery attempt, as stored in the attempt log. */
-export interface SendOutcome {
-  ok: boolean;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-}
 
 /**
  * POSTs one webhook. Never throws: every failure (non-2xx, redirect, timeout, network error) becomes an
@@ -89,18 +84,8 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** "connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)": the message plus the most specific code found. */
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const codes: string[] = [];
-  let message = error.message;
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    const code = (current as { code?: unknown }).code;
-    // Only system-style codes (ECONNRESET, UND_ERR_SOCKET); catalogue codes like validation_error add nothing.
-    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) codes.push(code);
-    // undici wraps socket errors ("fetch failed", "other side closed"); the cause says more.
-    if (current !== error && current.message && !message.includes(current.message)) message += `: ${current.message}`;
-  }
-  const code = codes.find((c) => !c.startsWith('UND_ERR')) ?? codes[0];
-  return code && !message.includes(code) ? `${message} (${code})` : message;
-}
+/** The production sender: undici over the given (usually guarded) dispatcher. */
+export const httpSend =
+  (dispatcher?: Dispatcher, timeoutMs = WEBHOOK_TIMEOUT_MS): SendFn =>
+  (request) =>
+    sendWebhook({ url: request.url, headers: request.headers, body: request.body, timeoutMs, ...(dispatcher ? { dispatcher } : {}) });

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { EngineContext } from '../engine/context.js';
 import { createOwnerMailStore, type ClaimedNotification } from '../store/owner-mail-store.js';
 import { scrubSmtpSecret, type SmtpSettings } from './smtp.js';
@@ -41,15 +41,17 @@ function defaultFrom(url: string): string {
   return `svc@${hostname()}`;
 }
 
-/** nodemailer over the SMTP URL, one connection per mail: notices are rare, so no pool stays open. */
+/**
+ * nodemailer over the SMTP URL, one connection per mail: notices are rare, so no pool stays open, and
+ * nodemailer itself is loaded only when the first one goes out.
+ */
 function smtpSender(url: string): SendMail {
-  const transport = createTransport({
-    url,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  });
+  let transport: Transporter | undefined;
   return async (mail) => {
+    if (transport === undefined) {
+      const { createTransport } = await import('nodemailer');
+      transport = createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+    }
     await transport.sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text });
   };
 }

@@ -5,9 +5,9 @@ import type { EngineContext } from '../engine/context.js';
 import { refreshDownloadUrls } from '../engine/webhook-payloads.js';
 import { webhookRuntime } from '../engine/webhook-runtime.js';
 import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
-import { DeliveryWorker, httpSend, type SendFn } from '../webhooks/delivery-worker.js';
-import { WEBHOOK_TIMEOUT_MS } from '../webhooks/http-sender.js';
-import { createWebhookDispatcher, type ResolveHost } from '../webhooks/guarded-dispatcher.js';
+import { DeliveryWorker, type SendFn } from '../webhooks/delivery-worker.js';
+import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
+import { WEBHOOK_TIMEOUT_MS } from '../webhooks/send-outcome.js';
 import type { JobRunner } from './worker-runner.js';
 
 /** How often the webhook worker looks for deliveries queued by other processes (its own wake it at once). */
@@ -31,8 +31,13 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
   let dispatcher: Dispatcher | undefined;
   const send: SendFn =
     options.send ??
-    ((request) => {
-      // Created on first use: an engine that never delivers (an admin command) opens no connection pool.
+    (async (request) => {
+      // Loaded and created on first use: an engine that never delivers (a CLI command, an admin command)
+      // neither loads undici nor opens a connection pool.
+      const [{ createWebhookDispatcher }, { httpSend }] = await Promise.all([
+        import('../webhooks/guarded-dispatcher.js'),
+        import('../webhooks/http-sender.js'),
+      ]);
       dispatcher ??= createWebhookDispatcher(mode, options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost });
       return httpSend(dispatcher)(request);
     });
