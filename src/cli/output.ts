@@ -8,6 +8,10 @@ export type View =
   | { kind: 'table'; head: string[]; rows: unknown[][]; empty: string }
   | { kind: 'lines'; lines: string[] };
 
+/** A record row only when the wire object has the field at all (omitted, not null), spread into `rows`. */
+export const rowIfPresent = (label: string, value: unknown): Array<[label: string, value: unknown]> =>
+  value === undefined ? [] : [[label, value]];
+
 export interface OutputOptions {
   json: boolean;
   color: boolean;

@@ -3,6 +3,7 @@ import type { View } from './output.js';
 
 // How Partner API results read for a human; `--json` prints the wire objects instead.
 
+/** A partner's workspace with its seats and quota. */
 export const partnerWorkspaceView = (w: PartnerWorkspaceDto): View => ({
   kind: 'record',
   rows: [
@@ -14,6 +15,7 @@ export const partnerWorkspaceView = (w: PartnerWorkspaceDto): View => ({
   ],
 });
 
+/** Users of a workspace with their messenger account, if any. */
 export const partnerUsersTable = (users: PartnerUserDto[]): View => ({
   kind: 'table',
   head: ['user_id', 'name', 'phone', 'status', 'connected_at'],
@@ -21,6 +23,7 @@ export const partnerUsersTable = (users: PartnerUserDto[]): View => ({
   empty: 'no users',
 });
 
+/** A workspace's Public API token. */
 export const apiTokenView = (t: ApiTokenDto): View => ({
   kind: 'record',
   rows: [
@@ -30,6 +33,7 @@ export const apiTokenView = (t: ApiTokenDto): View => ({
   ],
 });
 
+/** What a disconnect did, or why it did nothing. */
 export const disconnectView = (r: DisconnectResult): View => ({
   kind: 'lines',
   lines: [r.disconnected ? `disconnected ${r.phone} at ${r.disconnected_at}` : `nothing to disconnect${r.phone === null ? '' : ` (${r.phone} is already disconnected)`}`],

@@ -8,7 +8,7 @@ import type {
   SendResult,
   WorkspaceDto,
 } from '../client/types.js';
-import type { View } from './output.js';
+import { type View, rowIfPresent } from './output.js';
 
 // How each wire shape reads for a human. Commands pick one; `--json` never sees these.
 
@@ -88,8 +88,8 @@ export const fileView = (f: FileDto): View => ({
     ['mimetype', f.mimetype],
     ['size', f.size],
     ['created_at', f.created_at],
-    ...(f.temporary_download_url === undefined ? [] : ([['download_url', f.temporary_download_url]] as Array<[string, unknown]>)),
-    ...(f.expires_at === undefined ? [] : ([['expires_at', f.expires_at]] as Array<[string, unknown]>)),
+    ...rowIfPresent('download_url', f.temporary_download_url),
+    ...rowIfPresent('expires_at', f.expires_at),
   ],
 });
 

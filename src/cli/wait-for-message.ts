@@ -2,17 +2,16 @@ import type { SvcClient } from '../client/client.js';
 import type { MessageDto } from '../client/types.js';
 import type { CliContext } from './context.js';
 import { CliError, EXIT } from './errors.js';
+import { pollUntil } from './poll.js';
 
 const POLL_MS = 200;
-const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /** How waiting ended: a final status, or the time ran out with the message still in the queue. */
 export type WaitOutcome = { final: true; message: MessageDto } | { final: false; message: MessageDto };
 
 /**
- * Polls a message until it is Sent or Failed or `timeoutMs` passes. A spinner is drawn on stderr only when
- * stderr is a terminal, so pipes and --json output stay clean. Ctrl-C stops waiting with exit 130 and says
- * how to look the message up later, since it stays queued.
+ * Polls a message until it is Sent or Failed or `timeoutMs` passes. Ctrl-C stops waiting with exit 130 and
+ * says how to look the message up later, since it stays queued.
  */
 export async function waitForMessage(
   ctx: CliContext,
@@ -20,33 +19,19 @@ export async function waitForMessage(
   uid: string,
   timeoutMs: number,
 ): Promise<WaitOutcome> {
-  const { io, output } = ctx;
-  const spin = output.stderrIsTTY && !output.json;
-  const deadline = io.now() + timeoutMs;
-  let interrupted = false;
-  const unsubscribe = io.onInterrupt(() => {
-    interrupted = true;
+  const { done, value: message } = await pollUntil(ctx, {
+    read: () => client.getMessage(uid),
+    done: (m) => m.status === 'Sent' || m.status === 'Failed',
+    intervalMs: POLL_MS,
+    timeoutMs,
+    label: (m) => `${m.status}: waiting for delivery…`,
+    interrupted: (m) =>
+      new CliError(
+        'interrupted',
+        `stopped waiting; message ${uid} is ${m.status}`,
+        `it stays queued; check it with \`svc messages get ${uid}\``,
+        EXIT.interrupted,
+      ),
   });
-  let frame = 0;
-  try {
-    for (;;) {
-      const message = await client.getMessage(uid);
-      if (message.status === 'Sent' || message.status === 'Failed') return { final: true, message };
-      if (interrupted) {
-        throw new CliError(
-          'interrupted',
-          `stopped waiting; message ${uid} is ${message.status}`,
-          `it stays queued; check it with \`svc messages get ${uid}\``,
-          EXIT.interrupted,
-        );
-      }
-      if (io.now() >= deadline) return { final: false, message };
-      if (spin) output.progress(`\r${FRAMES[frame++ % FRAMES.length]} ${message.status}: waiting for delivery…`);
-      await io.sleep(POLL_MS);
-    }
-  } finally {
-    unsubscribe();
-    // Erase the spinner line so the result starts on a clean line.
-    if (spin && frame > 0) output.progress('\r\x1b[2K');
-  }
+  return done ? { final: true, message } : { final: false, message };
 }

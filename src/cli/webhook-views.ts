@@ -1,6 +1,6 @@
 import type { Page } from '../client/types.js';
 import type { CreatedWebhookDto, WebhookDeliveryDto, WebhookDto } from '../client/webhook-types.js';
-import type { View } from './output.js';
+import { type View, rowIfPresent } from './output.js';
 
 // How webhook shapes read for a human; `--json` prints the data itself.
 
@@ -13,7 +13,7 @@ export const webhookView = (w: WebhookDto & { secret?: string }): View => ({
     ['url', w.url],
     ['enabled', w.enabled],
     ['errors_counter', w.errors_counter],
-    ...(w.secret === undefined ? [] : ([['secret', w.secret]] as Array<[string, unknown]>)),
+    ...rowIfPresent('secret', w.secret),
   ],
 });
 

@@ -50,8 +50,6 @@ export const notFound = (what: string, hint?: string) =>
   new SvcError('not_found', `${what} not found`, hint === undefined ? {} : { hint });
 export const conflict = (message: string, hint?: string) =>
   new SvcError('conflict', message, hint === undefined ? {} : { hint });
-export const forbidden = (message: string, hint?: string) =>
-  new SvcError('permission_denied', message, hint === undefined ? {} : { hint });
 
 export const isErrorCode = (value: unknown): value is ErrorCode =>
   typeof value === 'string' && Object.hasOwn(ERROR_CATALOGUE, value);

@@ -1,12 +1,5 @@
-/** Event identifiers the engine emits (SPEC.md 6 and DESIGN.md 4). */
-export const MESSAGE_EVENTS = ['message:new', 'message:received:new', 'message:sent:new'] as const;
-export const CHAT_EVENTS = ['chat:created', 'chat:received:created', 'chat:sent:created', 'chat:assigned', 'chat:unassigned'] as const;
-export const ACCOUNT_EVENTS = [
-  'messenger:account:connected',
-  'messenger:account:disconnected',
-  'messenger:account:suspended',
-  'messenger:account:resumed',
-] as const;
+/** Event identifiers the engine emits (SPEC.md 6 and DESIGN.md 4); workspace events are the webhook payload's own. */
+import type { AccountEventType, ChatEventType, MessageEventType } from '../webhooks/payload.js';
 
 /** Partner webhook events (DESIGN.md 5); they go to the partner that owns the workspace. */
 export const PARTNER_EVENTS = [
@@ -18,9 +11,6 @@ export const PARTNER_EVENTS = [
   'workspace:seats_full',
 ] as const;
 
-export type MessageEventType = (typeof MESSAGE_EVENTS)[number];
-export type ChatEventType = (typeof CHAT_EVENTS)[number];
-export type AccountEventType = (typeof ACCOUNT_EVENTS)[number];
 export type PartnerEventType = (typeof PARTNER_EVENTS)[number];
 
 /** Something that happened, by reference; the sink builds its payload inside the same transaction. */

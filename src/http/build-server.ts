@@ -12,7 +12,7 @@ import { decorateAuth } from './auth.js';
 import { downloadRoutes } from './download-routes.js';
 import { type InternalErrorListener, buildErrorHandler, errorBody, notFoundHandler, redactUrl } from './errors.js';
 import { PUBLIC_API_ROUTE_GROUPS, publicApiPlugin } from './public-api-plugin.js';
-import type { RouteContext, RouteGroup } from './route-context.js';
+import { type RouteContext, type RouteGroup, routeContextOf } from './route-context.js';
 import { simRoutes } from './sim-routes.js';
 import { connectRoutes } from './connect-routes.js';
 import { partnerApiPlugin } from './partner-api-plugin.js';
@@ -97,7 +97,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
     });
   }
 
-  const ctx: RouteContext = { engine: opts.engine, publicUrl: opts.publicUrl, fileLimitBytes: opts.fileLimitBytes };
+  const ctx = routeContextOf(opts);
   app.register(healthRoutes);
   app.register(publicApiPlugin, {
     prefix: '/api',

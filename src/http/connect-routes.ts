@@ -5,11 +5,10 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { notFound } from '../engine/errors.js';
-import { CONNECT_EVENTS_HEADERS } from '../partner/connect-events.js';
 import { startConnectFeed } from '../partner/connect-feed.js';
 import { connectPageHeaders, connectPageMode, generateCspNonce, renderConnectPage, renderQrSvg } from '../partner/connect-page.js';
 import { connectPath, pairingPayload, qrLinkState } from '../partner/pairing.js';
-import type { RouteContext } from './route-context.js';
+import { EVENT_STREAM_HEADERS, type RouteContext } from './route-context.js';
 
 const codeParams = {
   type: 'object',
@@ -63,7 +62,7 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
       const { code } = request.params;
       if (engine.connect.snapshot(code) === null) throw notFound('connection link');
       reply.hijack();
-      reply.raw.writeHead(200, CONNECT_EVENTS_HEADERS);
+      reply.raw.writeHead(200, EVENT_STREAM_HEADERS);
       // The feed polls the database, so a scan made by another process (svc sim scan) shows up too.
       const feed = startConnectFeed({
         code,

@@ -6,9 +6,9 @@
  */
 import type { ListenOpenInput, ListenResultInput } from '../client/listen-types.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
-import { LISTEN_STREAM_HEADERS, startListenFeed } from '../webhooks/listen-feed.js';
+import { startListenFeed } from '../webhooks/listen-feed.js';
 import { workspaceIdOf } from './auth.js';
-import { type RouteGroup, ok } from './route-context.js';
+import { EVENT_STREAM_HEADERS, type RouteGroup, ok } from './route-context.js';
 import { type JsonSchema, responses } from './schemas/common-schemas.js';
 
 const tags = ['webhooks listen'];
@@ -113,7 +113,7 @@ export const listenRoutes: RouteGroup = async (app, ctx) => {
       // Only one stream serves a session: whatever an earlier (dropped) stream held is handed out again now.
       api.takeOver(id);
       reply.hijack();
-      reply.raw.writeHead(200, LISTEN_STREAM_HEADERS);
+      reply.raw.writeHead(200, EVENT_STREAM_HEADERS);
       const feed = startListenFeed({
         sessionId: id,
         claim: () => api.claim(id),

@@ -8,23 +8,19 @@ import { registerOpenApi } from './openapi.js';
 import { partnerApi, usePartnerAuth } from './partner-auth.js';
 import { partnerUserRoutes } from './partner-user-routes.js';
 import { partnerWorkspaceRoutes } from './partner-workspace-routes.js';
-import type { RouteContext, RouteGroup } from './route-context.js';
+import { type RouteContext, type RouteGroup, routeContextOf } from './route-context.js';
 import { partnerResponses } from './schemas/partner-schemas.js';
 import { webhookRouteGroup } from './webhook-routes.js';
 
 /** `/partner/webhooks...`: the same routes as `/api/webhooks`, over the partner's own subscriptions. */
-export const partnerWebhookRoutes: RouteGroup = webhookRouteGroup(
-  (ctx, request) => partnerApi(ctx, request).webhooks(),
-  PARTNER_EVENTS,
-  { responses: (data) => partnerResponses(data) },
-);
+const partnerWebhookRoutes: RouteGroup = webhookRouteGroup((ctx, request) => partnerApi(ctx, request).webhooks(), PARTNER_EVENTS, partnerResponses);
 
 /** The Partner API's route groups. */
-export const PARTNER_ROUTE_GROUPS: readonly RouteGroup[] = [partnerWorkspaceRoutes, partnerUserRoutes, partnerWebhookRoutes];
+const PARTNER_ROUTE_GROUPS: readonly RouteGroup[] = [partnerWorkspaceRoutes, partnerUserRoutes, partnerWebhookRoutes];
 
 /** Mounts the Partner API in its own scope. */
 export const partnerApiPlugin: FastifyPluginAsync<RouteContext> = async (app, options) => {
-  const ctx: RouteContext = { engine: options.engine, publicUrl: options.publicUrl, fileLimitBytes: options.fileLimitBytes };
+  const ctx = routeContextOf(options);
   usePartnerAuth(app, ctx.engine);
   await registerOpenApi(app, {
     title: 'svc Partner API',

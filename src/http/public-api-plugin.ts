@@ -10,10 +10,10 @@ import { publicChatsRoutes } from './public-chats-routes.js';
 import { publicFilesRoutes } from './public-files-routes.js';
 import { publicMessagesRoutes } from './public-messages-routes.js';
 import { publicWorkspaceRoutes } from './public-workspace-routes.js';
-import type { RouteContext, RouteGroup } from './route-context.js';
+import { type RouteContext, type RouteGroup, routeContextOf } from './route-context.js';
 import { publicWebhookRoutes } from './webhook-routes.js';
 
-/** The Public API's own route groups. The webhooks group joins this list (or comes via `apiRouteGroups`). */
+/** The Public API's own route groups; `buildServer` appends any `apiRouteGroups`. */
 export const PUBLIC_API_ROUTE_GROUPS: readonly RouteGroup[] = [
   publicMessagesRoutes,
   publicChatsRoutes,
@@ -30,8 +30,7 @@ export interface PublicApiOptions extends RouteContext {
 
 /** Mounts the Public API in its own scope. */
 export const publicApiPlugin: FastifyPluginAsync<PublicApiOptions> = async (app, options) => {
-  // Pass on the route context only: `options` also holds this plugin's own `prefix`, which groups must not repeat.
-  const ctx: RouteContext = { engine: options.engine, publicUrl: options.publicUrl, fileLimitBytes: options.fileLimitBytes };
+  const ctx = routeContextOf(options);
   useBearerAuth(app, ctx.engine);
   await registerOpenApi(app, {
     title: 'svc Public API',

@@ -15,11 +15,26 @@ export interface RouteContext {
   fileLimitBytes?: number | undefined;
 }
 
+/** Only the route context of `options`: plugin options also hold Fastify's own (`prefix`), which groups must not repeat. */
+export const routeContextOf = (options: RouteContext): RouteContext => ({
+  engine: options.engine,
+  publicUrl: options.publicUrl,
+  fileLimitBytes: options.fileLimitBytes,
+});
+
 /** A group of routes registered as a Fastify plugin; groups inside `/api` inherit its auth and OpenAPI. */
 export type RouteGroup = FastifyPluginAsync<RouteContext>;
 
 /** The success envelope `{ "status": "ok", "data": ... }`. */
 export const ok = <T>(data: T): { status: 'ok'; data: T } => ({ status: 'ok', data });
+
+/** Headers of a Server-Sent Events stream; `x-accel-buffering` stops a reverse proxy from holding events back. */
+export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
 
 // A Host header is client input; anything but a plain host[:port] would end up inside links we hand out.
 const SAFE_HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;

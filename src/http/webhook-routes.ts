@@ -24,36 +24,25 @@ export type WebhookScopeOf = (ctx: RouteContext, request: FastifyRequest) => Web
 /** How a mount describes its answers: the envelope on 200 and its own 401 (no body on /api, a body on /partner). */
 export type ResponsesOf = (data: JsonSchema) => Record<string, JsonSchema>;
 
-/** Options of `webhookRouteGroup`. */
-export interface WebhookRouteOptions {
-  /** Keeps operation ids unique when two mounts share one document. */
-  opPrefix?: string;
-  /** The `response` map of each route; default the Public API's. */
-  responses?: ResponsesOf;
-}
-
 /**
  * The webhook routes over any scope: `/api` mounts them for the token's workspace; `/partner` mounts the same
- * group with the partner's subscriptions, the partner events and its own 401 body.
+ * group with the partner's subscriptions, the partner events and its own 401 body (`responses`).
  */
-export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly string[], options: WebhookRouteOptions = {}): RouteGroup {
+export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly string[], responses: ResponsesOf = publicResponses): RouteGroup {
   const tags = ['webhooks'];
-  const opPrefix = options.opPrefix ?? '';
-  const responses = options.responses ?? publicResponses;
-  const op = (name: string) => (opPrefix === '' ? name : `${opPrefix}${name[0]?.toUpperCase()}${name.slice(1)}`);
   return async (app, ctx) => {
     const api = (request: FastifyRequest) => scopeOf(ctx, request);
 
     app.get<{ Querystring: PageQuery }>(
       '/webhooks',
-      { schema: { tags, operationId: op('listWebhooks'), summary: 'List webhook subscriptions, 50 a page', querystring: pageQuery, response: responses(pageOf(webhookSchema)) } },
+      { schema: { tags, operationId: 'listWebhooks', summary: 'List webhook subscriptions, 50 a page', querystring: pageQuery, response: responses(pageOf(webhookSchema)) } },
       async (request) => ok(api(request).list(request.query.page)),
     );
     app.post<{ Body: WebhookCreateInput }>(
       '/webhooks',
       {
         schema: {
-          tags, operationId: op('createWebhook'),
+          tags, operationId: 'createWebhook',
           summary: 'Create a subscription; the answer holds its signing secret, shown this once',
           body: webhookCreateBody(events), response: responses(createdWebhookSchema),
         },
@@ -62,14 +51,14 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
     );
     app.get<{ Params: IdParams }>(
       '/webhooks/:id',
-      { schema: { tags, operationId: op('getWebhook'), summary: 'Get a subscription', params: idParams, response: responses(webhookSchema) } },
+      { schema: { tags, operationId: 'getWebhook', summary: 'Get a subscription', params: idParams, response: responses(webhookSchema) } },
       async (request) => ok(api(request).get(request.params.id)),
     );
     app.put<{ Params: IdParams; Body: WebhookUpdateInput }>(
       '/webhooks/:id',
       {
         schema: {
-          tags, operationId: op('updateWebhook'), summary: 'Update a subscription; only supplied fields change',
+          tags, operationId: 'updateWebhook', summary: 'Update a subscription; only supplied fields change',
           params: idParams, body: webhookUpdateBody(events), response: responses(webhookSchema),
         },
       },
@@ -79,7 +68,7 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
       '/webhooks/:id',
       {
         schema: {
-          tags, operationId: op('deleteWebhook'), summary: 'Delete a subscription and its pending deliveries; answers {deleted, id}',
+          tags, operationId: 'deleteWebhook', summary: 'Delete a subscription and its pending deliveries; answers {deleted, id}',
           params: idParams, response: responses(deletedWebhookSchema),
         },
       },
@@ -87,14 +76,14 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
     );
     app.get<{ Params: IdParams }>(
       '/webhooks/:id/secret',
-      { schema: { tags, operationId: op('getWebhookSecret'), summary: 'Get the signing secret of a subscription', params: idParams, response: responses(webhookSecretSchema) } },
+      { schema: { tags, operationId: 'getWebhookSecret', summary: 'Get the signing secret of a subscription', params: idParams, response: responses(webhookSecretSchema) } },
       async (request) => ok(api(request).secret(request.params.id)),
     );
     app.get<{ Params: IdParams; Querystring: PageQuery }>(
       '/webhooks/:id/deliveries',
       {
         schema: {
-          tags, operationId: op('listWebhookDeliveries'), summary: 'Attempt log: deliveries, newest first, with their attempts',
+          tags, operationId: 'listWebhookDeliveries', summary: 'Attempt log: deliveries, newest first, with their attempts',
           params: idParams, querystring: pageQuery, response: responses(pageOf(deliverySchema)),
         },
       },
@@ -104,7 +93,7 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
       '/webhooks/:id/deliveries/:deliveryId/redeliver',
       {
         schema: {
-          tags, operationId: op('redeliverWebhookDelivery'), summary: 'Queue one delivery again; it keeps its webhook-id',
+          tags, operationId: 'redeliverWebhookDelivery', summary: 'Queue one delivery again; it keeps its webhook-id',
           params: deliveryParams, response: responses(deliverySchema),
         },
       },
@@ -114,7 +103,7 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
       '/webhooks/:id/test',
       {
         schema: {
-          tags, operationId: op('testWebhook'), summary: 'Queue a sample event ("test": true) of the subscription\'s type',
+          tags, operationId: 'testWebhook', summary: 'Queue a sample event ("test": true) of the subscription\'s type',
           params: idParams, response: responses(deliverySchema),
         },
       },

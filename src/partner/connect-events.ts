@@ -8,14 +8,6 @@ export type ConnectEvent =
   | { type: 'expired' }
   | { type: 'revoked' };
 
-/** Headers of the event stream; `x-accel-buffering` stops a reverse proxy from holding events back. */
-export const CONNECT_EVENTS_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
-
 /** How often the stream should send a comment line so idle proxies keep it open. */
 export const CONNECT_EVENTS_HEARTBEAT_MS = 15_000;
 

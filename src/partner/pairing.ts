@@ -51,9 +51,6 @@ export function qrLinkState(link: QrLinkFacts, now: number): QrLinkState {
   return 'waiting';
 }
 
-/** True while a phone may still pair through the link. */
-export const qrLinkAcceptsScan = (link: QrLinkFacts, now: number): boolean => qrLinkState(link, now) === 'waiting';
-
 /** A link as the revocation rule sees it. */
 export interface QrLinkOwner {
   id: number;

@@ -1,33 +1,13 @@
+import type { Page } from '../client/types.js';
+import type { WebhookAttemptDto, WebhookDeliveryDto } from '../client/webhook-types.js';
 import { isoTime } from '../engine/clock.js';
 import type { Db } from '../store/database.js';
-
-/** One attempt of a delivery, as `GET /webhooks/{id}/deliveries` shows it. */
-export interface AttemptLogEntry {
-  attempt_number: number;
-  status: 'succeeded' | 'failed';
-  response_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  created_at: string;
-}
-
-/** One delivery with its attempts, newest delivery first in lists. */
-export interface DeliveryLogEntry {
-  id: number;
-  webhook_id: string;
-  event_type: string;
-  status: 'pending' | 'delivering' | 'succeeded' | 'failed';
-  attempts: AttemptLogEntry[];
-  next_attempt_at: string | null;
-  created_at: string;
-  completed_at: string | null;
-}
 
 interface DeliveryRow {
   id: number;
   webhook_msg_id: string;
   event_type: string;
-  status: DeliveryLogEntry['status'];
+  status: WebhookDeliveryDto['status'];
   next_attempt_at: number | null;
   created_at: number;
   completed_at: number | null;
@@ -59,7 +39,7 @@ export class DeliveryLog {
   }
 
   /** A page (from 1) of deliveries, newest first, each with its attempts. */
-  list(subscriptionId: number, page: number, pageSize = 50): { items: DeliveryLogEntry[]; page: number; has_more_pages: boolean } {
+  list(subscriptionId: number, page: number, pageSize = 50): Page<WebhookDeliveryDto> {
     // One row more than a page tells whether another page exists without a COUNT.
     const rows = this.page.all(subscriptionId, pageSize + 1, (page - 1) * pageSize) as DeliveryRow[];
     const items = this.withAttempts(rows.slice(0, pageSize));
@@ -67,12 +47,12 @@ export class DeliveryLog {
   }
 
   /** One delivery of the subscription, or null. */
-  get(subscriptionId: number, deliveryId: number): DeliveryLogEntry | null {
+  get(subscriptionId: number, deliveryId: number): WebhookDeliveryDto | null {
     const row = this.one.get(subscriptionId, deliveryId) as DeliveryRow | undefined;
     return row === undefined ? null : (this.withAttempts([row])[0] ?? null);
   }
 
-  private withAttempts(rows: DeliveryRow[]): DeliveryLogEntry[] {
+  private withAttempts(rows: DeliveryRow[]): WebhookDeliveryDto[] {
     const attempts = this.attempts.all(JSON.stringify(rows.map((r) => r.id))) as AttemptRow[];
     return rows.map((row) => ({
       id: row.id,
@@ -87,7 +67,7 @@ export class DeliveryLog {
   }
 }
 
-const rowToAttempt = (row: AttemptRow): AttemptLogEntry => ({
+const rowToAttempt = (row: AttemptRow): WebhookAttemptDto => ({
   attempt_number: row.attempt_number,
   status: row.ok === 1 ? 'succeeded' : 'failed',
   response_code: row.status_code,

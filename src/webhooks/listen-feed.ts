@@ -6,14 +6,6 @@
 import type { ListenDeliveryDto } from '../client/listen-types.js';
 import { isSvcError } from '../engine/errors.js';
 
-/** Headers of the stream; `x-accel-buffering` stops a reverse proxy from holding events back. */
-export const LISTEN_STREAM_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
-
 /** How often an idle stream says it is alive; the client treats three missed heartbeats as a dead stream. */
 export const LISTEN_HEARTBEAT_MS = 10_000;
 export const LISTEN_POLL_MS = 200;

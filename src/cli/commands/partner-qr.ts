@@ -5,9 +5,9 @@ import { renderTerminalQr } from '../../partner/terminal-qr.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { positiveInt, seconds } from '../parse.js';
+import { pollUntil } from '../poll.js';
 
 const POLL_MS = 1000;
-const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 interface QrOptions {
   embed?: boolean;
@@ -62,7 +62,7 @@ const accountOf = (users: Array<{ user_id: number; messenger_account: PartnerUse
 
 /**
  * Polls the user list until the user has a connected account that was not there before the link was made.
- * The spinner is drawn on stderr only when it is a terminal; Ctrl-C stops with exit 130.
+ * Ctrl-C stops with exit 130; the link stays valid.
  */
 async function waitForConnection(
   ctx: CliContext,
@@ -72,28 +72,16 @@ async function waitForConnection(
   before: PartnerUserAccountDto | null,
   timeoutMs: number,
 ): Promise<PartnerUserAccountDto> {
-  const { io, output } = ctx;
-  const spin = output.stderrIsTTY && !output.json;
-  const deadline = io.now() + timeoutMs;
-  let interrupted = false;
-  const unsubscribe = io.onInterrupt(() => {
-    interrupted = true;
+  const isNew = (account: PartnerUserAccountDto | null): account is PartnerUserAccountDto =>
+    account !== null && account.status === 'connected' && (before?.status !== 'connected' || account.connected_at !== before.connected_at);
+  const { value: account } = await pollUntil(ctx, {
+    read: async () => accountOf(await client.listUsers(ws), user),
+    done: isNew,
+    intervalMs: POLL_MS,
+    timeoutMs,
+    label: () => 'waiting for the phone to scan…',
+    interrupted: () => new CliError('interrupted', 'stopped waiting for the scan', 'the link stays valid until it expires', EXIT.interrupted),
   });
-  let frame = 0;
-  try {
-    for (;;) {
-      const account = accountOf(await client.listUsers(ws), user);
-      const isNew = account !== null && account.status === 'connected' && (before?.status !== 'connected' || account.connected_at !== before.connected_at);
-      if (isNew) return account;
-      if (interrupted) throw new CliError('interrupted', 'stopped waiting for the scan', 'the link stays valid until it expires', EXIT.interrupted);
-      if (io.now() >= deadline) {
-        throw new CliError('timeout', `user ${user} did not connect within ${Math.round(timeoutMs / 1000)} s`, '`svc partner users list WS` shows the account once connected');
-      }
-      if (spin) output.progress(`\r${FRAMES[frame++ % FRAMES.length]} waiting for the phone to scan…`);
-      await io.sleep(POLL_MS);
-    }
-  } finally {
-    unsubscribe();
-    if (spin && frame > 0) output.progress('\r\x1b[2K');
-  }
+  if (isNew(account)) return account;
+  throw new CliError('timeout', `user ${user} did not connect within ${Math.round(timeoutMs / 1000)} s`, '`svc partner users list WS` shows the account once connected');
 }
