@@ -34,6 +34,10 @@ export function createJobStore(db: Db) {
   const nextSendTime = db.prepare<[], { t: number | null }>(
     `SELECT MIN(MAX(j.run_at, a.next_send_at, COALESCE(j.lease_until, 0))) AS t ${HEADS}`,
   );
+  const liveOwners = db.prepare<{ now: number }, { owner: string }>(
+    'SELECT DISTINCT lease_owner AS owner FROM jobs WHERE lease_until > @now AND lease_owner IS NOT NULL',
+  );
+  const expireOwner = db.prepare('UPDATE jobs SET lease_until = @now WHERE lease_owner = @owner AND lease_until > @now');
   const count = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM jobs WHERE kind = ?');
 
   return {
@@ -45,6 +49,9 @@ export function createJobStore(db: Db) {
     removeByRef: (kind: string, refId: number) => void removeByRef.run(kind, refId),
     /** Earliest time any send job could become due, or null when the queue is empty. */
     nextSendTime: (): number | null => nextSendTime.get()?.t ?? null,
+    /** Owners holding a lease that has not run out (see workers/lease-owners.ts). */
+    liveOwners: (now: number): string[] => liveOwners.all({ now }).map((row) => row.owner),
+    expireOwner: (owner: string, now: number) => void expireOwner.run({ owner, now }),
     count: (kind: string): number => count.get(kind)?.n ?? 0,
   };
 }

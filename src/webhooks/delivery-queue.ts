@@ -110,6 +110,10 @@ const prepareStatements = (db: Db) => ({
   notify: db.prepare(`INSERT INTO owner_notifications
     (workspace_id, partner_id, subscription_id, kind, details, created_at)
     VALUES (@workspaceId, @partnerId, @subscriptionId, @kind, @details, @now)`),
+  liveOwners: db.prepare<{ now: number }, { owner: string }>(`SELECT DISTINCT lease_owner AS owner FROM webhook_deliveries
+    WHERE status = 'delivering' AND lease_until > @now`),
+  expireOwner: db.prepare(`UPDATE webhook_deliveries SET lease_until = @now
+    WHERE status = 'delivering' AND lease_owner = @owner AND lease_until > @now`),
   redeliver: db.prepare(`INSERT INTO webhook_deliveries
     (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
     SELECT subscription_id, webhook_msg_id, event_type, payload, 'pending', 0, @now, @now
@@ -258,6 +262,15 @@ export class DeliveryQueue {
   /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
   nextDueAt(): number | null {
     return this.picker.nextDueAt();
+  }
+
+  /** Owners holding a live lease, and letting one owner's leases run out now (see workers/lease-owners.ts). */
+  liveOwners(now: number): string[] {
+    return this.stmt.liveOwners.all({ now }).map((row) => row.owner);
+  }
+
+  expireOwner(owner: string, now: number): void {
+    this.stmt.expireOwner.run({ owner, now });
   }
 
   /** Queues a delivery again as a new row with the same `webhook-id` and body; returns the new id. */

@@ -41,6 +41,8 @@ export interface DeliveryWorkerOptions {
   prepareBody?: (delivery: ClaimedDelivery) => string;
   /** Unexpected errors (e.g. the database was busy when recording); the lease then expires and it is retried. */
   onError?: (error: unknown) => void;
+  /** Runs before each claim (the runner lets leases of dead processes run out here). */
+  beforeClaim?: () => void;
 }
 
 /**
@@ -54,8 +56,8 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private processed = 0;
-  private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody'>> &
-    Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody'>;
+  private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim'>> &
+    Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim'>;
 
   constructor(options: DeliveryWorkerOptions) {
     this.o = {
@@ -77,6 +79,7 @@ export class DeliveryWorker {
     if (free <= 0) return 0;
     let claimed: ClaimedDelivery[];
     try {
+      this.o.beforeClaim?.();
       // A plain read first: most polls find nothing due and should not take the write lock for that.
       const due = this.o.queue.nextDueAt();
       if (due === null || due > this.o.clock.now()) return 0;

@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import type { Transporter } from 'nodemailer';
 import type { EngineContext } from '../engine/context.js';
 import { createOwnerMailStore, type ClaimedNotification } from '../store/owner-mail-store.js';
 import { scrubSmtpSecret, type SmtpSettings } from './smtp.js';
 import { renderOwnerMail, type OwnerMail } from './owner-mail-text.js';
+import { processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
 
 /** Name of the mailer in the worker runner. */
@@ -65,7 +65,7 @@ export function createOwnerMailer(ctx: EngineContext, smtp: SmtpSettings, option
   const store = createOwnerMailStore(ctx.db);
   const send = options.send ?? smtpSender(smtp.url);
   const from = smtp.from ?? defaultFrom(smtp.url);
-  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const owner = processOwner();
   const leaseMs = options.leaseMs ?? 2 * MINUTE;
   const retryDelayMs = options.retryDelayMs ?? MINUTE;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 60 * MINUTE;

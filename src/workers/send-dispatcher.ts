@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { DeliveryOutcome } from '../network/driver.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { MessageRow } from '../store/message-store.js';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { restoreCredits } from '../engine/credits.js';
+import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
 
 interface ClaimedSend {
@@ -18,7 +18,8 @@ interface ClaimedSend {
  * process killed mid-send leaves a lease that runs out; the next claim hands the message over again and
  * the driver, idempotent on the message uid, answers with the earlier result.
  */
-export function createSendDispatcher(ctx: EngineContext, owner: string = randomUUID()): JobRunner {
+export function createSendDispatcher(ctx: EngineContext, owner: string = processOwner()): JobRunner {
+  const reapDeadLeases = createDeadLeaseReaper(ctx.stores.jobs, ctx.clock);
   const claim = (): ClaimedSend | null => {
     // A plain read first: most polls find nothing due, and they should not take the write lock for it.
     if (ctx.stores.jobs.dueSend(ctx.clock.now()) === undefined) return null;
@@ -83,6 +84,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = randomU
   return {
     name: 'send',
     async runDue() {
+      reapDeadLeases();
       let processed = 0;
       for (let claimed = claim(); claimed !== null; claimed = claim()) {
         complete(claimed, await deliver(claimed));

@@ -1,5 +1,3 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { EngineContext } from '../engine/context.js';
 import { refreshDownloadUrls } from '../engine/webhook-payloads.js';
@@ -8,6 +6,7 @@ import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
 import { DeliveryWorker, type SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
 import { WEBHOOK_TIMEOUT_MS } from '../webhooks/send-outcome.js';
+import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
 
 /** How often the webhook worker looks for deliveries queued by other processes (its own wake it at once). */
@@ -46,7 +45,8 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     queue: runtime.queue,
     clock: ctx.clock,
     send,
-    owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    owner: processOwner(),
+    beforeClaim: createDeadLeaseReaper(runtime.queue, ctx.clock),
     // Three send timeouts: a live worker always finishes first, and a killed process's deliveries are taken over soon.
     leaseMs: 3 * WEBHOOK_TIMEOUT_MS,
     concurrency: options.concurrency ?? 32,

@@ -32,7 +32,7 @@ const SEND_INTERVAL_MS = 50;
 /** Kills land between the start of the burst and about when the queue would have drained. */
 const KILL_WINDOW_MS = (BURST / ACCOUNTS.length) * SEND_INTERVAL_MS;
 /** Sent -> first `message:sent:new` at the good receiver, p99, while the hostile receiver misbehaves. */
-const P99_BOUND_MS = 5000;
+const P99_BOUND_MS = 3000;
 const SEED = Number(process.env.SVC_FAULT_SEED ?? Date.now() % 2 ** 31);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -107,9 +107,8 @@ describe('process: SIGKILL loop during bursts, with a hostile webhook receiver',
     // Measured while the hostile receiver still had deliveries waiting or hanging.
     const hostileBacklog = unfinished(f.dataDir, f).otherDeliveries;
     const messages = messageStates(f.dataDir, f.ws);
-    // Timed in the final run only: after a SIGKILL, deliveries the dead server held wait for their lease to run
-    // out, which says nothing about the hostile receiver (test/process/slow-receiver.test.ts times that alone).
-    const latencies = sentToArrival(messages, good.deliveries, epochs.slice(-1), P99_BOUND_MS);
+    // Leases of a killed server are taken over at once on restart (workers/lease-owners.ts), so every run counts.
+    const latencies = sentToArrival(messages, good.deliveries, epochs, P99_BOUND_MS);
     const stopped = await box.stop(server, 'SIGTERM');
     expect(stopped.code, stopped.stderr).toBe(0);
 
