@@ -43,7 +43,7 @@ function defaultHint(code: ErrorCode, target: string | undefined): string {
     case 'quota_exceeded':
       return '`svc workspace` shows the quota; wait for the next period or ask support to raise it';
     case 'not_found':
-      return 'check the id or uid; the list commands (`svc chats list`, `svc files list`) show what exists';
+      return 'check the id or uid; the matching list command (for example `svc chats list`) shows what exists';
     case 'conflict':
     case 'seats_full':
       return 'the current state does not allow this; inspect it and retry';

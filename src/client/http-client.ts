@@ -143,7 +143,10 @@ const unwrap = <T>(status: number, headers: Record<string, unknown>, text: strin
   if (isRecord(body) && body.status === 'error' && isErrorCode(body.error_code)) {
     const message = typeof body.message === 'string' ? body.message : `${what} failed`;
     const retryAfter = headers['retry-after'];
-    const hint = body.error_code === 'rate_limit_exceeded' && retryAfter !== undefined ? `retry in ${String(retryAfter)} s` : undefined;
+    const hint =
+      body.error_code === 'rate_limit_exceeded' && retryAfter !== undefined
+        ? `retry in ${String(retryAfter)} s`
+        : typeof body.hint === 'string' ? body.hint : undefined;
     throw new SvcError(body.error_code, message, hint === undefined ? {} : { hint });
   }
   throw unexpectedStatus(status, what, target);

@@ -95,7 +95,7 @@ function unwrap<T>(status: number, text: string, what: string, target: string): 
     const hint =
       record['error_code'] === 'unauthorized'
         ? 'check the Partner ID and Secret (SVC_PARTNER_ID, SVC_PARTNER_SECRET or `svc login --partner`) and this machine\'s clock'
-        : undefined;
+        : typeof record['hint'] === 'string' ? record['hint'] : undefined;
     throw new SvcError(record['error_code'], message, hint === undefined ? {} : { hint });
   }
   throw new SvcError(status === 404 ? 'not_found' : 'internal_error', `${what}: unexpected answer from ${target} (HTTP ${status})`, {

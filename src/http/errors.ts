@@ -11,6 +11,7 @@ export interface ErrorBody {
   status: 'error';
   message: string;
   error_code: string;
+  hint?: string;
 }
 
 /** Called with every unexpected error (a 500), so the caller can log it. */
@@ -21,6 +22,7 @@ export const errorBody = (error: SvcError): ErrorBody => ({
   status: 'error',
   message: error.message,
   error_code: error.code,
+  ...(error.hint === undefined ? {} : { hint: error.hint }),
 });
 
 // Fastify's own messages for these are written for framework users; these say what the caller should do.

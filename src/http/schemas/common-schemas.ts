@@ -17,6 +17,7 @@ export const errorBodySchema = {
     status: { type: 'string', enum: ['error'] },
     message: { type: 'string' },
     error_code: { type: 'string' },
+    hint: { type: 'string', description: 'What to do next, when the service knows' },
   },
 } as const;
 
