@@ -5,18 +5,32 @@ import type { WorkspaceRow, WorkspaceStore } from '../store/workspace-store.js';
 export const creditsFor = (text: string | null, hasAttachment: boolean): number =>
   text !== null && text.length > 0 && hasAttachment ? 2 : 1;
 
-/** The end of a monthly quota period that started at `start` (same day and time, next calendar month). */
-export function periodEnd(start: number): number {
-  const date = new Date(start);
-  date.setUTCMonth(date.getUTCMonth() + 1);
-  return date.getTime();
+/**
+ * `anchor` moved by `months` calendar months, keeping its day and time; a day the month lacks becomes the
+ * month's last (an anchor on the 31st gives the 28th or 29th of February, then the 31st of March again).
+ */
+function addMonths(anchor: number, months: number): number {
+  const a = new Date(anchor);
+  const year = a.getUTCFullYear();
+  const month = a.getUTCMonth() + months;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return Date.UTC(year, month, Math.min(a.getUTCDate(), lastDay), a.getUTCHours(), a.getUTCMinutes(), a.getUTCSeconds(), a.getUTCMilliseconds());
+}
+
+/** The monthly quota period containing `at`, counted from the workspace's creation (`anchor`). */
+export function quotaPeriod(anchor: number, at: number): { start: number; end: number } {
+  const from = new Date(anchor);
+  const to = new Date(at);
+  let months = (to.getUTCFullYear() - from.getUTCFullYear()) * 12 + (to.getUTCMonth() - from.getUTCMonth());
+  while (months > 0 && addMonths(anchor, months) > at) months -= 1;
+  while (addMonths(anchor, months + 1) <= at) months += 1;
+  return { start: addMonths(anchor, Math.max(0, months)), end: addMonths(anchor, Math.max(0, months) + 1) };
 }
 
 /** Moves the workspace into the period that contains `now`, resetting what was used; returns the fresh row. */
 export function rollQuotaPeriod(store: WorkspaceStore, row: WorkspaceRow, now: number): WorkspaceRow {
-  let start = row.quota_period_start;
-  if (now < periodEnd(start)) return row;
-  while (now >= periodEnd(start)) start = periodEnd(start);
+  const { start } = quotaPeriod(row.created_at, now);
+  if (start <= row.quota_period_start) return row;
   if (row.quota_used > 0) store.recordCredit(row.id, null, -row.quota_used, 'period_reset', now);
   store.resetPeriod(row.id, start);
   return { ...row, quota_used: 0, quota_period_start: start };

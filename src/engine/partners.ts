@@ -12,7 +12,7 @@ import type { PartnerRow } from '../store/partner-store.js';
 import type { WorkspaceRow } from '../store/workspace-store.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { periodEnd, rollQuotaPeriod } from './credits.js';
+import { quotaPeriod, rollQuotaPeriod } from './credits.js';
 import { conflict, invalid, notFound, SvcError } from './errors.js';
 import { emitPartnerEvent } from './partner-alerts.js';
 import { issueToken } from './tokens.js';
@@ -85,7 +85,7 @@ export function partnerWorkspaceDto(ctx: EngineContext, partnerId: number, works
       used: row.quota_used,
       remaining: Math.max(0, row.quota_total - row.quota_used),
       period_start: isoTime(row.quota_period_start),
-      period_end: isoTime(periodEnd(row.quota_period_start)),
+      period_end: isoTime(quotaPeriod(row.created_at, row.quota_period_start).end),
     },
     created_at: isoTime(row.created_at),
   };

@@ -2,7 +2,7 @@ import type { AdminWorkspaceCreateInput, AdminWorkspaceUpdateInput, CreatedWorks
 import type { WorkspaceRow } from '../store/workspace-store.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { periodEnd, rollQuotaPeriod } from './credits.js';
+import { quotaPeriod, rollQuotaPeriod } from './credits.js';
 import { connectAccount } from './accounts.js';
 import { invalid, notFound, SvcError } from './errors.js';
 import { issueToken } from './tokens.js';
@@ -77,7 +77,7 @@ export function workspaceDto(ctx: EngineContext, workspaceId: number): Workspace
       remaining: Math.max(0, row.quota_total - row.quota_used),
       period: 'month',
       period_start: isoTime(row.quota_period_start),
-      period_end: isoTime(periodEnd(row.quota_period_start)),
+      period_end: isoTime(quotaPeriod(row.created_at, row.quota_period_start).end),
     },
     created_at: isoTime(row.created_at),
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countRows, expectSvcError, ledgerSum } from '../support/engine-fixtures.js';
 import { testEngine } from '../support/test-engine.js';
+import { quotaPeriod } from '../../src/engine/credits.js';
 
 const ACCOUNT = '+15550002001';
 
@@ -79,5 +80,20 @@ describe('credits: quota', () => {
     expect(t.api.getWorkspace().messaging_quota.used).toBe(1);
     expect(ledgerSum(t.db, t.ws)).toBe(1);
     expectSvcError(() => t.api.sendToPhone({ phone: '+14155550123', text: 'over' }), 'quota_exceeded');
+  });
+});
+
+describe('quota periods', () => {
+  it('quotaPeriod: a workspace created on the 31st keeps its day, clamped in shorter months', () => {
+    const anchor = Date.UTC(2027, 0, 31, 10, 0, 0);
+    const ends = [];
+    let at = anchor;
+    for (let i = 0; i < 4; i += 1) {
+      const period = quotaPeriod(anchor, at);
+      ends.push(new Date(period.end).toISOString().slice(0, 10));
+      at = period.end;
+    }
+    expect(ends).toEqual(['2027-02-28', '2027-03-31', '2027-04-30', '2027-05-31']);
+    expect(quotaPeriod(anchor, Date.UTC(2027, 2, 30)).start).toBe(Date.UTC(2027, 1, 28, 10, 0, 0));
   });
 });
