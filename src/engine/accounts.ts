@@ -22,7 +22,10 @@ export function connectAccount(
   const fullName = input.full_name?.trim() || `Account ${phone}`;
   const email = input.email?.trim() || `${phone.slice(1)}@sim.invalid`;
   return inWriteTransaction(ctx.db, () => {
-    const now = ctx.clock.now();
+    // Strictly after the latest connection of the workspace, so "most recently connected" has one answer
+    // even when two connections fall in the same millisecond.
+    const latest = ctx.stores.accounts.list(workspaceId)[0]?.connected_at ?? 0;
+    const now = Math.max(ctx.clock.now(), latest + 1);
     const existing = ctx.stores.accounts.byPhone(phone);
     if (existing !== undefined && existing.workspace_id !== workspaceId) {
       throw conflict(`${phone} is connected to another workspace`, 'disconnect it there first');

@@ -111,3 +111,14 @@ describe('chats: names and lookup', () => {
     expect(t.api.listChatMessages(chat_id, 1).items).toHaveLength(2);
   });
 });
+
+describe('default sender ties', () => {
+  it('connectAccount: reconnecting in the same millisecond still makes the account the default sender', () => {
+    const t = testEngine();
+    t.sim.connect({ phone: '+15550002001' });
+    t.sim.connect({ phone: '+15550002002' });
+    t.sim.connect({ phone: '+15550002001' });
+    const sent = t.api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
+    expect(t.api.getMessage(sent.message_uid).messenger_account_phone).toBe('+15550002001');
+  });
+});
