@@ -88,7 +88,8 @@ function acceptOutgoing(
       text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
     });
     debitCredits(ctx.stores.workspaces, workspace, messageId, credits, now);
-    checkQuotaAlerts(ctx, workspaceId, now);
+    // Only partner workspaces have quota alerts; the row in hand says so without another read.
+    if (workspace.partner_id !== null) checkQuotaAlerts(ctx, workspaceId, now);
     ctx.stores.jobs.insert({ kind: 'send', refId: messageId, queueKey: account.id, runAt: now, now });
     if (label !== undefined && label.length > 0) ctx.stores.chats.addLabel(workspaceId, chat.id, label);
     return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };
