@@ -27,8 +27,12 @@ export function quotaPeriod(anchor: number, at: number): { start: number; end: n
   return { start: addMonths(anchor, Math.max(0, months)), end: addMonths(anchor, Math.max(0, months) + 1) };
 }
 
+const SHORTEST_MONTH_MS = 28 * 24 * 60 * 60 * 1000;
+
 /** Moves the workspace into the period that contains `now`, resetting what was used; returns the fresh row. */
 export function rollQuotaPeriod(store: WorkspaceStore, row: WorkspaceRow, now: number): WorkspaceRow {
+  // No month is shorter than 28 days: until then the current period cannot have ended (this runs on every send).
+  if (now - row.quota_period_start < SHORTEST_MONTH_MS) return row;
   const { start } = quotaPeriod(row.created_at, now);
   if (start <= row.quota_period_start) return row;
   if (row.quota_used > 0) store.recordCredit(row.id, null, -row.quota_used, 'period_reset', now);
