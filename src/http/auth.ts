@@ -3,7 +3,6 @@
  * hooks on purpose: the rate limiter runs between them (route-level onRequest hooks follow instance-level
  * ones), so valid tokens are limited per token and guesses with bad tokens are limited per client address.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine/engine-api.js';
 import { SvcError } from '../engine/errors.js';
@@ -31,10 +30,6 @@ export const bearerToken = (header: string | undefined): string | null => {
   return match?.[1] ?? null;
 };
 
-/** A stable, non-reversible key for a token, so the token itself never sits in limiter memory or logs. */
-export const tokenKey = (token: string): string =>
-  `token:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`;
-
 /** Adds request decorations used by every auth scheme; call once on the root instance. */
 export const decorateAuth = (app: FastifyInstance): void => {
   app.decorateRequest('workspaceId', null);
@@ -49,7 +44,9 @@ export const useBearerAuth = (scope: FastifyInstance, engine: Engine): void => {
     const workspaceId = token === null ? null : engine.authenticate(token);
     if (token !== null && workspaceId !== null) {
       request.workspaceId = workspaceId;
-      request.rateLimitKey = tokenKey(token);
+      // A workspace has one live token (a rotation revokes the old one), so its id is the token's bucket,
+      // without hashing the token a second time or keeping anything of it in limiter memory.
+      request.rateLimitKey = `workspace:${workspaceId}`;
     }
     done();
   });

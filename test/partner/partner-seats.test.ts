@@ -1,5 +1,4 @@
 import { join, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
@@ -8,6 +7,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { compileEngine } from '../support/compiled-engine.js';
 import { countRows, recordingSink, tempDir } from '../support/engine-fixtures.js';
 import { fixedRandom } from '../support/test-engine.js';
+import { raceWorkers } from '../support/worker-race.js';
 import { partnerEventTypes } from './partner-fixtures.js';
 
 const SEATS = 10;
@@ -49,26 +49,7 @@ describe('partner seats: concurrent batches never overcommit', () => {
     const clock = new FakeClock();
     const { path, partnerId, workspaceId, setup } = sharedDatabase(clock);
     const buildDir = compileEngine(tempDir());
-    const gate = new SharedArrayBuffer(8);
-    const flag = new Int32Array(gate);
-    const workers = Array.from(
-      { length: 4 },
-      () =>
-        new Worker(resolve(import.meta.dirname, '../support/partner-batch-worker.mjs'), {
-          workerData: { buildDir, dbPath: path, partnerId, workspaceId, batches: 3, size: 2, gate },
-        }),
-    );
-    const results = workers.map(
-      (worker) =>
-        new Promise<{ created: number; refused: number; other: string[] }>((done, fail) => {
-          worker.once('message', done);
-          worker.once('error', fail);
-        }),
-    );
-    while (Atomics.load(flag, 1) < workers.length) await new Promise((r) => setTimeout(r, 5));
-    Atomics.store(flag, 0, 1);
-    Atomics.notify(flag, 0);
-    const all = await Promise.all(results);
+    const all = await raceWorkers<{ created: number; refused: number; other: string[] }>(resolve(import.meta.dirname, '../support/partner-batch-worker.mjs'), 4, { buildDir, dbPath: path, partnerId, workspaceId, batches: 3, size: 2 });
 
     expect(all.flatMap((r) => r.other)).toEqual([]);
     // 24 users asked for in batches of 2; exactly the 10 seats are handed out, 5 batches fit.
