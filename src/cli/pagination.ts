@@ -1,4 +1,4 @@
-import type { Page } from '../client/types.js';
+import type { Page } from '../wire/types.js';
 import type { Output } from './output.js';
 
 /** Tells a human on stderr that more pages exist and how to get the next one. */

@@ -1,4 +1,4 @@
-import type { ApiTokenDto, DisconnectResult, PartnerUserDto, PartnerWorkspaceDto } from '../client/partner-types.js';
+import type { ApiTokenDto, DisconnectResult, PartnerUserDto, PartnerWorkspaceDto } from '../wire/partner-types.js';
 import type { View } from './output.js';
 
 // How Partner API results read for a human; `--json` prints the wire objects instead.

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { FileUploadInput } from '../client/types.js';
+import type { FileUploadInput } from '../wire/types.js';
 import { CliError } from './errors.js';
 import { mimeTypeFor } from './mime.js';
 

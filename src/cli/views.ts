@@ -7,7 +7,7 @@ import type {
   Page,
   SendResult,
   WorkspaceDto,
-} from '../client/types.js';
+} from '../wire/types.js';
 import { type View, rowIfPresent } from './output.js';
 
 // How each wire shape reads for a human. Commands pick one; `--json` never sees these.

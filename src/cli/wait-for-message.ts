@@ -1,5 +1,5 @@
 import type { SvcClient } from '../client/client.js';
-import type { MessageDto } from '../client/types.js';
+import type { MessageDto } from '../wire/types.js';
 import type { CliContext } from './context.js';
 import { CliError, EXIT } from './errors.js';
 import { pollUntil } from './poll.js';

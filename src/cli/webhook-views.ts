@@ -1,5 +1,5 @@
-import type { Page } from '../client/types.js';
-import type { CreatedWebhookDto, WebhookDeliveryDto, WebhookDto } from '../client/webhook-types.js';
+import type { Page } from '../wire/types.js';
+import type { CreatedWebhookDto, WebhookDeliveryDto, WebhookDto } from '../wire/webhook-types.js';
 import { type View, rowIfPresent } from './output.js';
 
 // How webhook shapes read for a human; `--json` prints the data itself.

@@ -18,10 +18,18 @@ import type {
   SimReceiveResult,
   TemplateCreateInput,
   WorkspaceDto,
-} from './types.js';
-import type { WebhooksClient } from './webhook-types.js';
+} from '../wire/types.js';
+import type {
+  CreatedWebhookDto,
+  DeletedWebhookDto,
+  WebhookCreateInput,
+  WebhookDeliveryDto,
+  WebhookDto,
+  WebhookSecretDto,
+  WebhookUpdateInput,
+} from '../wire/webhook-types.js';
 import type { ListenClient } from './listen-client.js';
-import type { SimScanInput, SimScanResult } from './partner-types.js';
+import type { SimScanInput, SimScanResult } from '../wire/partner-types.js';
 
 /**
  * The one interface every command talks to. `createClient` returns either the local embedded engine or
@@ -74,4 +82,19 @@ export interface SimClient {
   setUnreachable(phone: string, unreachable: boolean): Promise<{ phone: string; unreachable: boolean }>;
   /** The simulated phone scans a partner QR link and connects as that link's user. */
   scan(input: SimScanInput): Promise<SimScanResult>;
+}
+
+/** Webhook subscriptions of one scope (a workspace, or a partner under /partner). */
+export interface WebhooksClient {
+  list(page?: number): Promise<Page<WebhookDto>>;
+  create(input: WebhookCreateInput): Promise<CreatedWebhookDto>;
+  get(id: number): Promise<WebhookDto>;
+  update(id: number, input: WebhookUpdateInput): Promise<WebhookDto>;
+  delete(id: number): Promise<DeletedWebhookDto>;
+  secret(id: number): Promise<WebhookSecretDto>;
+  deliveries(id: number, page?: number): Promise<Page<WebhookDeliveryDto>>;
+  /** Queues one delivery again, keeping its `webhook-id`. */
+  redeliver(id: number, deliveryId: number): Promise<WebhookDeliveryDto>;
+  /** Queues a sample event of the subscription's type, signed and delivered like any other. */
+  test(id: number): Promise<WebhookDeliveryDto>;
 }

@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import { SvcError, isSvcError } from '../engine/errors.js';
 import { AsyncQueue, DeliveryDeduper, type ListenClient, type ListenSession, type ListenStatus } from './listen-client.js';
-import type { ListenClosedDto, ListenDeliveryDto, ListenReportDto, ListenSecretDto, ListenSessionDto } from './listen-types.js';
+import type { ListenClosedDto, ListenDeliveryDto, ListenReportDto, ListenSecretDto, ListenSessionDto } from '../wire/listen-types.js';
 import { SseParser } from './sse-parser.js';
 
 /** JSON call of the HTTP client: resolves with the envelope's `data`, throws SvcError otherwise. */

@@ -2,9 +2,9 @@
  * `svc webhooks listen` from the client's side: one interface, implemented over the local engine
  * (local-listen.ts, polling the database) and over a remote server (http-listen.ts, an SSE stream).
  */
-import type { ListenDeliveryDto, ListenReportDto, ListenResultInput } from './listen-types.js';
+import type { ListenDeliveryDto, ListenReportDto, ListenResultInput } from '../wire/listen-types.js';
 
-export type { ListenDeliveryDto, ListenReportDto, ListenResultInput } from './listen-types.js';
+export type { ListenDeliveryDto, ListenReportDto, ListenResultInput } from '../wire/listen-types.js';
 
 /** What the transport is doing, for the listener's messages; only the remote one ever reconnects. */
 export type ListenStatus =

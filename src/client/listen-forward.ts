@@ -1,5 +1,5 @@
 import { sendWebhook } from '../webhooks/http-sender.js';
-import type { ListenDeliveryDto, ListenResultInput } from './listen-types.js';
+import type { ListenDeliveryDto, ListenResultInput } from '../wire/listen-types.js';
 
 /** Where a listener forwards deliveries, and the extra headers (`--headers`) it adds. */
 export interface ForwardTarget {

@@ -1,7 +1,7 @@
 import type { Engine } from '../engine/engine-api.js';
 import { isSvcError } from '../engine/errors.js';
 import { AsyncQueue, DeliveryDeduper, type ListenClient, type ListenSession } from './listen-client.js';
-import type { ListenDeliveryDto } from './listen-types.js';
+import type { ListenDeliveryDto } from '../wire/listen-types.js';
 
 /** How often the local listener looks for due deliveries. */
 export const LOCAL_LISTEN_POLL_MS = 200;

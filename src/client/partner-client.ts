@@ -8,8 +8,8 @@ import type {
   PartnerWorkspaceUpdateInput,
   QrLinkCreateInput,
   QrLinkDto,
-} from './partner-types.js';
-import type { WebhooksClient } from './webhook-types.js';
+} from '../wire/partner-types.js';
+import type { WebhooksClient } from './client.js';
 
 /**
  * The one interface `svc partner ...` talks to: the local engine on a data directory, or a remote Partner API

@@ -4,7 +4,7 @@
  * for `/partner/webhooks` (the partner's subscriptions, or the partner base URL).
  */
 import type { WebhookSubscriptionsApi } from '../engine/webhook-subscriptions.js';
-import type { WebhooksClient } from './webhook-types.js';
+import type { WebhooksClient } from './client.js';
 
 /** Wraps the engine's synchronous answers in promises (errors become rejections, as over HTTP). */
 export function localWebhooksClient(api: () => WebhookSubscriptionsApi): WebhooksClient {

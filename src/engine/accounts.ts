@@ -1,4 +1,4 @@
-import type { MessengerAccountDto, SimConnectInput } from '../client/types.js';
+import type { MessengerAccountDto, SimConnectInput } from '../wire/types.js';
 import { isInternationalPhone } from '../network/driver.js';
 import type { AccountRow } from '../store/account-store.js';
 import { isoTime } from './clock.js';

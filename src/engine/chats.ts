@@ -1,4 +1,4 @@
-import type { ChatDto, ChatUpdateInput, Page } from '../client/types.js';
+import type { ChatDto, ChatUpdateInput, Page } from '../wire/types.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { ChatRow } from '../store/chat-store.js';
 import { isoTime } from './clock.js';

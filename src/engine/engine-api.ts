@@ -21,9 +21,9 @@ import type {
   SimReceiveResult,
   TemplateCreateInput,
   WorkspaceDto,
-} from '../client/types.js';
+} from '../wire/types.js';
 import type { Clock } from './clock.js';
-import type { CreatedPartner } from '../client/partner-types.js';
+import type { CreatedPartner } from '../wire/partner-types.js';
 import type { PartnerDirectory, PartnerApi, ConnectApi } from './partner-api.js';
 import type { WebhookSubscriptionsApi } from './webhook-subscriptions.js';
 import type { ListenSessionsApi } from './listen-sessions.js';

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { AttachmentTemplateDto, FileDto, FileUploadInput, Page, TemplateCreateInput } from '../client/types.js';
+import type { AttachmentTemplateDto, FileDto, FileUploadInput, Page, TemplateCreateInput } from '../wire/types.js';
 import type { FileRow, TemplateRow } from '../store/file-store.js';
 import type { DownloadedFile } from './engine-api.js';
 import { isoTime } from './clock.js';

@@ -7,7 +7,7 @@ import type {
   ListenResultInput,
   ListenSecretDto,
   ListenSessionDto,
-} from '../client/listen-types.js';
+} from '../wire/listen-types.js';
 import { createListenStore, type ListenSessionRow, type ListenStore } from '../store/listen-store.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { maxAttempts } from '../webhooks/retry-schedule.js';

@@ -1,4 +1,4 @@
-import type { MessageDto, Page, SendFields, SendResult, SendToChatInput, SendToChatNameInput, SendToPhoneInput } from '../client/types.js';
+import type { MessageDto, Page, SendFields, SendResult, SendToChatInput, SendToChatNameInput, SendToPhoneInput } from '../wire/types.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { ChatRow } from '../store/chat-store.js';
 import type { MessageRow } from '../store/message-store.js';

@@ -1,4 +1,4 @@
-import type { Page } from '../client/types.js';
+import type { Page } from '../wire/types.js';
 import { invalid } from './errors.js';
 
 export const PAGE_SIZE = 50;

@@ -11,7 +11,7 @@ import type {
   QrLinkDto,
   SimScanInput,
   SimScanResult,
-} from '../client/partner-types.js';
+} from '../wire/partner-types.js';
 import type { EngineContext } from './context.js';
 import { createUsers, disconnectUser, listUsers } from './partner-users.js';
 import {

@@ -1,4 +1,4 @@
-import type { DisconnectResult, PartnerUserDto, PartnerUsersCreateInput } from '../client/partner-types.js';
+import type { DisconnectResult, PartnerUserDto, PartnerUsersCreateInput } from '../wire/partner-types.js';
 import type { PartnerUserRow } from '../store/partner-store.js';
 import { changeAccountStatus } from './accounts.js';
 import { isoTime } from './clock.js';

@@ -6,7 +6,7 @@ import type {
   PartnerWorkspaceCreateInput,
   PartnerWorkspaceDto,
   PartnerWorkspaceUpdateInput,
-} from '../client/partner-types.js';
+} from '../wire/partner-types.js';
 import { generatePartnerCredentials } from '../partner/partner-credentials.js';
 import type { PartnerRow } from '../store/partner-store.js';
 import type { WorkspaceRow } from '../store/workspace-store.js';

@@ -1,4 +1,4 @@
-import type { QrLinkCreateInput, QrLinkDto, SimScanInput, SimScanResult } from '../client/partner-types.js';
+import type { QrLinkCreateInput, QrLinkDto, SimScanInput, SimScanResult } from '../wire/partner-types.js';
 import {
   codeFromQrLink,
   generateLinkCode,

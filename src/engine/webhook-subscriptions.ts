@@ -1,4 +1,4 @@
-import type { Page } from '../client/types.js';
+import type { Page } from '../wire/types.js';
 import type {
   CreatedWebhookDto,
   DeletedWebhookDto,
@@ -7,7 +7,7 @@ import type {
   WebhookDto,
   WebhookSecretDto,
   WebhookUpdateInput,
-} from '../client/webhook-types.js';
+} from '../wire/webhook-types.js';
 import type { WebhookRow, WebhookScope } from '../store/webhook-store.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { generateSecret } from '../webhooks/signature.js';

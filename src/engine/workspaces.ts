@@ -1,4 +1,4 @@
-import type { AdminWorkspaceCreateInput, AdminWorkspaceUpdateInput, CreatedWorkspace, WorkspaceDto } from '../client/types.js';
+import type { AdminWorkspaceCreateInput, AdminWorkspaceUpdateInput, CreatedWorkspace, WorkspaceDto } from '../wire/types.js';
 import type { WorkspaceRow } from '../store/workspace-store.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';

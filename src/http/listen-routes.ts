@@ -4,7 +4,7 @@
  * posts back what its local app answered. Leases make it at-least-once: a delivery pushed on a stream that
  * dropped is pushed again on the next one.
  */
-import type { ListenOpenInput, ListenResultInput } from '../client/listen-types.js';
+import type { ListenOpenInput, ListenResultInput } from '../wire/listen-types.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { startListenFeed } from '../webhooks/listen-feed.js';
 import { workspaceIdOf } from './auth.js';

@@ -1,5 +1,5 @@
 /** Partner API: users of a workspace (one seat each), their QR links and messenger accounts. */
-import type { PartnerUsersCreateInput, QrLinkCreateInput } from '../client/partner-types.js';
+import type { PartnerUsersCreateInput, QrLinkCreateInput } from '../wire/partner-types.js';
 import { partnerApi } from './partner-auth.js';
 import { type RouteGroup, ok } from './route-context.js';
 import {

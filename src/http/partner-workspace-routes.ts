@@ -1,5 +1,5 @@
 /** Partner API: the partner itself, workspaces (no listing, SPEC.md 4.5) and their Public API tokens. */
-import type { PartnerWorkspaceCreateInput, PartnerWorkspaceUpdateInput } from '../client/partner-types.js';
+import type { PartnerWorkspaceCreateInput, PartnerWorkspaceUpdateInput } from '../wire/partner-types.js';
 import { partnerApi } from './partner-auth.js';
 import { type RouteGroup, ok } from './route-context.js';
 import {

@@ -1,5 +1,5 @@
 /** Public API: chats (DESIGN.md section 4). */
-import type { ChatUpdateInput } from '../client/types.js';
+import type { ChatUpdateInput } from '../wire/types.js';
 import { type RouteGroup, ok, workspaceApi } from './route-context.js';
 import { type IdParams, type PageQuery, idParams, pageOf, pageQuery, responses } from './schemas/common-schemas.js';
 import { chatSchema, messageSchema } from './schemas/dto-schemas.js';

@@ -3,7 +3,7 @@ import type {
   SendToChatInput,
   SendToChatNameInput,
   SendToPhoneInput,
-} from '../client/types.js';
+} from '../wire/types.js';
 import { type RouteGroup, linkBase, ok, workspaceApi } from './route-context.js';
 import { type IdParams, type UidParams, idParams, responses, uidParams } from './schemas/common-schemas.js';
 import { messageSchema, sendResultSchema } from './schemas/dto-schemas.js';

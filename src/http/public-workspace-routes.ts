@@ -1,5 +1,5 @@
 /** Public API: the workspace, its messenger accounts and its attachment templates. */
-import type { TemplateCreateInput } from '../client/types.js';
+import type { TemplateCreateInput } from '../wire/types.js';
 import { type RouteGroup, ok, workspaceApi } from './route-context.js';
 import { type PageQuery, pageOf, pageQuery, responses } from './schemas/common-schemas.js';
 import { accountSchema, templateSchema, workspaceSchema } from './schemas/dto-schemas.js';

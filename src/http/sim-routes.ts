@@ -1,7 +1,7 @@
 /** `/sim/...`: controls of the simulated messenger network, authenticated with the workspace token. */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { SimConnectInput, SimReactInput, SimReceiveInput } from '../client/types.js';
-import type { SimScanInput } from '../client/partner-types.js';
+import type { SimConnectInput, SimReactInput, SimReceiveInput } from '../wire/types.js';
+import type { SimScanInput } from '../wire/partner-types.js';
 import type { SimApi } from '../engine/engine-api.js';
 import { useBearerAuth, workspaceIdOf } from './auth.js';
 import { type RouteContext, ok } from './route-context.js';

@@ -1,6 +1,6 @@
 /** Webhook subscriptions, their attempt log, redelivery and test events (SPEC.md 4.4, DESIGN.md 4). */
 import type { FastifyRequest } from 'fastify';
-import type { WebhookCreateInput, WebhookUpdateInput } from '../client/webhook-types.js';
+import type { WebhookCreateInput, WebhookUpdateInput } from '../wire/webhook-types.js';
 import type { WebhookSubscriptionsApi } from '../engine/webhook-subscriptions.js';
 import { workspaceIdOf } from './auth.js';
 import { type RouteContext, type RouteGroup, ok } from './route-context.js';

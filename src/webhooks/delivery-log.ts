@@ -1,5 +1,5 @@
-import type { Page } from '../client/types.js';
-import type { WebhookAttemptDto, WebhookDeliveryDto } from '../client/webhook-types.js';
+import type { Page } from '../wire/types.js';
+import type { WebhookAttemptDto, WebhookDeliveryDto } from '../wire/webhook-types.js';
 import { isoTime } from '../engine/clock.js';
 import type { Db } from '../store/database.js';
 

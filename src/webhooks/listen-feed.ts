@@ -3,7 +3,7 @@
  * Server-Sent Events. Polling the database (not an in-process signal) is what makes events written by other
  * processes on the same data directory (an admin command, a second server) reach the listener too.
  */
-import type { ListenDeliveryDto } from '../client/listen-types.js';
+import type { ListenDeliveryDto } from '../wire/listen-types.js';
 import { isSvcError } from '../engine/errors.js';
 
 /** How often an idle stream says it is alive; the client treats three missed heartbeats as a dead stream. */

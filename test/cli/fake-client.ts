@@ -1,6 +1,6 @@
 import type { SvcClient } from '../../src/client/client.js';
 import type { ClientConfig } from '../../src/client/create-client.js';
-import type { ChatDto, FileDto, MessageDto, SendResult, WorkspaceDto } from '../../src/client/types.js';
+import type { ChatDto, FileDto, MessageDto, SendResult, WorkspaceDto } from '../../src/wire/types.js';
 
 /** A call made on the fake client: method name and arguments. */
 export interface Call {

@@ -11,7 +11,7 @@ import type {
   Page,
   SendResult,
   WorkspaceDto,
-} from '../../src/client/types.js';
+} from '../../src/wire/types.js';
 import { FakeClock } from '../../src/engine/clock.js';
 import type { Engine, SimApi, WorkspaceApi } from '../../src/engine/engine-api.js';
 import { SvcError, notFound } from '../../src/engine/errors.js';

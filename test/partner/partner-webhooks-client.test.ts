@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PartnerClient } from '../../src/client/partner-client.js';
 import { createPartnerHttpClient } from '../../src/client/partner-http-client.js';
 import { createPartnerLocalClient } from '../../src/client/partner-local-client.js';
-import type { CreatedPartner } from '../../src/client/partner-types.js';
+import type { CreatedPartner } from '../../src/wire/partner-types.js';
 import { partnerFixture } from './partner-fixtures.js';
 
 let fx: ReturnType<typeof partnerFixture>;

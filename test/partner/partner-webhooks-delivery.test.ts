@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CreatedPartner } from '../../src/client/partner-types.js';
+import type { CreatedPartner } from '../../src/wire/partner-types.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { openDatabase } from '../../src/store/database.js';

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { AdminWorkspaceUpdateInput, Plan } from '../../client/types.js';
+import type { AdminWorkspaceUpdateInput, Plan } from '../../wire/types.js';
 import type { Engine } from '../../engine/engine-api.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';

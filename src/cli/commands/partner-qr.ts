@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { PartnerClient } from '../../client/partner-client.js';
-import type { PartnerUserAccountDto, QrLinkDto } from '../../client/partner-types.js';
+import type { PartnerUserAccountDto, QrLinkDto } from '../../wire/partner-types.js';
 import { renderTerminalQr } from '../../partner/terminal-qr.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { SendFields, SendResult } from '../../client/types.js';
+import type { SendFields, SendResult } from '../../wire/types.js';
 import type { CliContext } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { positiveInt, seconds } from '../parse.js';

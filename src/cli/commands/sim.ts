@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { SimAccountResult } from '../../client/types.js';
+import type { SimAccountResult } from '../../wire/types.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import type { View } from '../output.js';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { WebhooksClient, WebhookUpdateInput } from '../../client/webhook-types.js';
+import type { WebhooksClient } from '../../client/client.js';
+import type { WebhookUpdateInput } from '../../wire/webhook-types.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { notePage } from '../pagination.js';

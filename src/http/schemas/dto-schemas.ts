@@ -1,5 +1,5 @@
 /**
- * Response schemas of the wire DTOs in src/client/types.ts. They document the API and drive serialisation,
+ * Response schemas of the wire DTOs in src/wire/types.ts. They document the API and drive serialisation,
  * so each must list every field of its type; nullable fields say so, or fast-json-stringify would coerce null.
  */
 import type { JsonSchema } from './common-schemas.js';

@@ -65,18 +65,3 @@ export interface WebhookDeliveryDto {
   created_at: string;
   completed_at: string | null;
 }
-
-/** Webhook subscriptions of one scope (a workspace, or a partner under /partner). */
-export interface WebhooksClient {
-  list(page?: number): Promise<Page<WebhookDto>>;
-  create(input: WebhookCreateInput): Promise<CreatedWebhookDto>;
-  get(id: number): Promise<WebhookDto>;
-  update(id: number, input: WebhookUpdateInput): Promise<WebhookDto>;
-  delete(id: number): Promise<DeletedWebhookDto>;
-  secret(id: number): Promise<WebhookSecretDto>;
-  deliveries(id: number, page?: number): Promise<Page<WebhookDeliveryDto>>;
-  /** Queues one delivery again, keeping its `webhook-id`. */
-  redeliver(id: number, deliveryId: number): Promise<WebhookDeliveryDto>;
-  /** Queues a sample event of the subscription's type, signed and delivered like any other. */
-  test(id: number): Promise<WebhookDeliveryDto>;
-}
