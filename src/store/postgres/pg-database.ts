@@ -1,0 +1,125 @@
+/**
+ * svc's store on PostgreSQL (node-postgres). Loaded only when a `postgres://` URL is used, so the embedded
+ * SQLite path never pays for it. One pool per process; write transactions run on one checked-out client at
+ * READ COMMITTED, with the engine taking row locks (`FOR UPDATE`) where it checks before it writes, and are
+ * run again from the start after a serialization failure or deadlock.
+ */
+import pg from 'pg';
+import { query, type SqlExecutor } from '../sql.js';
+import { pgExecutor } from './pg-executor.js';
+import { isRetryableConflict, mapPgError, unavailable } from './pg-errors.js';
+import { NOTIFY_CHANNEL, PgNotifications, listenerConfig, type NotificationHandler } from './pg-notifications.js';
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+// Ids, timestamps (epoch milliseconds) and sums are BIGINT/NUMERIC; every value svc stores fits a double.
+const typeParsers = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as typeof pg.types.getTypeParser,
+};
+
+export interface PgDatabaseOptions {
+  url: string;
+  /** Most connections this process opens for queries (the LISTEN connection comes on top). */
+  poolSize?: number;
+  /** How long a request waits for a free connection (or for the server to answer a connect) before failing. */
+  connectTimeoutMs?: number;
+  /** Background failures: idle connections dropped by a restarting server, the LISTEN connection lost. */
+  onError?: (error: unknown) => void;
+}
+
+const NOTIFY = query('SELECT pg_notify(@channel, @topic)');
+
+/** How many times a transaction is run when it keeps losing serialization conflicts. */
+const MAX_CONFLICT_RETRIES = 8;
+
+export class PgDatabase {
+  readonly dialect = 'postgres' as const;
+  readonly pool: pg.Pool;
+  /** Autocommit statements on the pool. */
+  readonly sql: SqlExecutor;
+  private readonly notifications: PgNotifications;
+  private closed = false;
+
+  constructor(private readonly options: PgDatabaseOptions) {
+    const config: pg.PoolConfig = {
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      idleTimeoutMillis: 30_000,
+      types: typeParsers,
+      application_name: 'svc',
+    };
+    this.pool = new pg.Pool(config);
+    // An idle connection cut by a server restart emits here; without a listener it would end the process.
+    this.pool.on('error', (error) => options.onError?.(error));
+    this.sql = pgExecutor(this.pool);
+    this.notifications = new PgNotifications({
+      newClient: () => new pg.Client(listenerConfig({ connectionString: options.url, types: typeParsers, application_name: 'svc-listen' })),
+      ...(options.onError === undefined ? {} : { onError: options.onError }),
+    });
+  }
+
+  /**
+   * Runs `fn` in one transaction on one connection and commits; rolls back on any error. A serialization
+   * failure or deadlock runs `fn` again from the start, so `fn` must only touch the database (and state it
+   * rebuilds on every run).
+   */
+  async write<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      const client = await this.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(pgExecutor(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+        if (isRetryableConflict(error) && attempt < MAX_CONFLICT_RETRIES) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+          continue;
+        }
+        throw mapPgError(error);
+      } finally {
+        // A client whose ROLLBACK failed is in an unknown state: destroy it rather than return it to the pool.
+        client.release(broken);
+      }
+    }
+  }
+
+  /** Queues a wake-up for every process, sent when `tx` commits (immediately outside a transaction). */
+  async notify(tx: SqlExecutor, topic: string): Promise<void> {
+    await tx.run(NOTIFY, { channel: NOTIFY_CHANNEL, topic });
+  }
+
+  /** Calls `handler` with every topic notified by any replica; returns an unsubscribe. */
+  subscribe(handler: NotificationHandler): () => void {
+    return this.notifications.subscribe(handler);
+  }
+
+  /** Resolves once this process listens for notifications. */
+  listening(): Promise<void> {
+    return this.notifications.ready();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.notifications.stop();
+    await this.pool.end();
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Runs svc's statements on node-postgres: each statement is compiled once to positional parameters and
+ * sent as a named prepared statement, so every pooled connection parses it once.
+ */
+import type { Pool, PoolClient, QueryResult } from 'pg';
+import { positionalValues, toPositional, type Params, type PositionalSql, type SqlExecutor, type Statement } from '../sql.js';
+import { mapPgError } from './pg-errors.js';
+
+const compiled = new Map<number, PositionalSql>();
+
+function compile(statement: Statement): PositionalSql {
+  let positional = compiled.get(statement.id);
+  if (positional === undefined) {
+    positional = toPositional(statement.text.postgres);
+    compiled.set(statement.id, positional);
+  }
+  return positional;
+}
+
+/** A pool (autocommit statements) or one checked-out client (a transaction). */
+export type Queryable = Pool | PoolClient;
+
+async function execute(target: Queryable, statement: Statement, params: Params | undefined): Promise<QueryResult> {
+  const { text, names } = compile(statement);
+  try {
+    return await target.query({ name: `svc_${statement.id}`, text, values: positionalValues(names, params) });
+  } catch (error) {
+    throw mapPgError(error);
+  }
+}
+
+/** The SqlExecutor of a pool or of one transaction's client. */
+export function pgExecutor(target: Queryable): SqlExecutor {
+  return {
+    dialect: 'postgres',
+    all: async <Row>(statement: Statement<Row>, params?: Params) => (await execute(target, statement, params)).rows as Row[],
+    get: async <Row>(statement: Statement<Row>, params?: Params) =>
+      (await execute(target, statement, params)).rows[0] as Row | undefined,
+    run: async (statement: Statement, params?: Params) => (await execute(target, statement, params)).rowCount ?? 0,
+  };
+}

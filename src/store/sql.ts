@@ -1,0 +1,63 @@
+/**
+ * The query layer shared by both stores: SQL is written once per aggregate, with `@name` parameters, and
+ * compiled on first use for the dialect of the database it runs on (better-sqlite3 takes `@name` as it is;
+ * PostgreSQL gets `$1, $2...`). Where the dialects differ, a statement carries one text per dialect.
+ */
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** Named parameters of a statement; values are numbers, strings, Buffers or null (booleans are 0/1). */
+export type Params = Record<string, unknown>;
+
+/** One statement, written once; `Row` is the shape of a result row. */
+export interface Statement<Row = unknown> {
+  readonly id: number;
+  readonly text: Readonly<Record<Dialect, string>>;
+  /** Phantom field carrying the row type. */
+  readonly row?: Row;
+}
+
+let nextStatementId = 0;
+
+/** A statement for both dialects; pass `{ sqlite, postgres }` where they differ. */
+export function query<Row = unknown>(text: string | Readonly<Record<Dialect, string>>): Statement<Row> {
+  nextStatementId += 1;
+  return { id: nextStatementId, text: typeof text === 'string' ? { sqlite: text, postgres: text } : text };
+}
+
+/** Runs statements on one connection or pool; in a transaction, on that transaction's connection. */
+export interface SqlExecutor {
+  readonly dialect: Dialect;
+  all<Row>(statement: Statement<Row>, params?: Params): Promise<Row[]>;
+  get<Row>(statement: Statement<Row>, params?: Params): Promise<Row | undefined>;
+  /** Runs a statement that returns no rows; resolves with the number of rows changed. */
+  run(statement: Statement, params?: Params): Promise<number>;
+}
+
+/** `@name` parameters turned into `$n`, with the order in which values are passed. */
+export interface PositionalSql {
+  text: string;
+  names: string[];
+}
+
+const NAMED_PARAMETER = /(?<![@:])@([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/** Rewrites `@name` parameters as PostgreSQL's `$n`; a name used twice keeps one position. */
+export function toPositional(text: string): PositionalSql {
+  const names: string[] = [];
+  const rewritten = text.replace(NAMED_PARAMETER, (_match, name: string) => {
+    let index = names.indexOf(name);
+    if (index === -1) index = names.push(name) - 1;
+    return `$${index + 1}`;
+  });
+  return { text: rewritten, names };
+}
+
+/** The values of `params` in positional order; a name the caller did not give is an error, as in SQLite. */
+export function positionalValues(names: readonly string[], params: Params | undefined): unknown[] {
+  return names.map((name) => {
+    const value = params?.[name];
+    if (value === undefined) throw new TypeError(`missing named parameter "${name}"`);
+    return value;
+  });
+}

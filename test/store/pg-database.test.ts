@@ -1,0 +1,123 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { migratePostgres, postgresSchemaVersion } from '../../src/store/postgres/pg-migrate.js';
+import { PG_MIGRATIONS } from '../../src/store/postgres/migrations/index.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { RESYNC_TOPIC } from '../../src/store/postgres/pg-notifications.js';
+import { query } from '../../src/store/sql.js';
+import { isSvcError } from '../../src/engine/errors.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+
+let database: TestDatabase;
+const opened: PgDatabase[] = [];
+const open = (options: Partial<ConstructorParameters<typeof PgDatabase>[0]> = {}): PgDatabase => {
+  const db = new PgDatabase({ url: database.url, poolSize: 4, ...options });
+  opened.push(db);
+  return db;
+};
+
+beforeAll(async () => {
+  database = await createTestDatabase('pgdb');
+});
+afterAll(async () => {
+  await Promise.all(opened.map((db) => db.close()));
+  await database.drop();
+});
+
+const waitUntil = async (check: () => boolean, timeoutMs = 3000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe('PostgreSQL store', () => {
+  it('migrate: replicas starting together apply every version exactly once, the same versions as SQLite', async () => {
+    const pools = [open(), open(), open()];
+    const results = await Promise.all(pools.map((db) => migratePostgres(db.pool)));
+    const applied = results.flatMap((result) => result.applied).sort((a, b) => a - b);
+    expect(applied).toEqual(PG_MIGRATIONS.map((m) => m.version));
+    expect(results.every((result) => result.version === PG_MIGRATIONS.at(-1)?.version)).toBe(true);
+    expect(await postgresSchemaVersion(pools[0]!.pool)).toBe(PG_MIGRATIONS.at(-1)?.version);
+    expect(PG_MIGRATIONS.map((m) => [m.version, m.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]));
+  });
+
+  it('statements: named parameters, BIGINT read back as numbers, rows changed', async () => {
+    const db = open();
+    const insert = query<{ id: number }>(
+      `INSERT INTO workspaces (name, quota_total, quota_period_start, created_at) VALUES (@name, @quota, @now, @now) RETURNING id`,
+    );
+    const byId = query<{ id: number; name: string; quota_total: number; created_at: number }>('SELECT * FROM workspaces WHERE id = @id');
+    const now = Date.now();
+    const row = await db.sql.get(insert, { name: 'Acme', quota: 5_000_000_000, now });
+    const read = await db.sql.get(byId, { id: row!.id });
+    expect(read).toMatchObject({ id: row!.id, name: 'Acme', quota_total: 5_000_000_000, created_at: now });
+    expect(typeof read!.id).toBe('number');
+    const rename = query("UPDATE workspaces SET name = @name WHERE name = 'Acme'");
+    expect(await db.sql.run(rename, { name: 'Acme 2' })).toBe(1);
+    await expect(db.sql.get(byId, {})).rejects.toThrow(/missing named parameter "id"/);
+  });
+
+  it('write: an error rolls everything back; a serialization conflict runs the transaction again', async () => {
+    const db = open();
+    const count = query<{ n: number }>("SELECT COUNT(*) AS n FROM settings WHERE key LIKE 'tx-%'");
+    const put = query("INSERT INTO settings (key, value) VALUES (@key, 'v')");
+    await expect(
+      db.write(async (tx) => {
+        await tx.run(put, { key: 'tx-1' });
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect((await db.sql.get(count))?.n).toBe(0);
+
+    let runs = 0;
+    await db.write(async (tx) => {
+      runs += 1;
+      if (runs === 1) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+      await tx.run(put, { key: 'tx-2' });
+    });
+    expect(runs).toBe(2);
+    expect((await db.sql.get(count))?.n).toBe(1);
+  });
+
+  it('notify: a wake-up sent in a transaction reaches every replica after the commit, not before', async () => {
+    const [a, b] = [open(), open()];
+    const seen: string[] = [];
+    b.subscribe((topic) => seen.push(topic));
+    await b.listening();
+    let committed = false;
+    await a.write(async (tx) => {
+      await a.notify(tx, 'send');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seen).toEqual([]);
+      committed = true;
+    });
+    await waitUntil(() => seen.includes('send'));
+    expect(committed).toBe(true);
+  });
+
+  it('notify: a listener whose connection is cut reconnects by itself and wakes every subscriber to look again', async () => {
+    const db = open();
+    const seen: string[] = [];
+    db.subscribe((topic) => seen.push(topic));
+    await db.listening();
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc-listen' AND datname = current_database()");
+    await waitUntil(() => seen.includes(RESYNC_TOPIC), 5000);
+    await admin.query("SELECT pg_notify('svc_wake', 'after-reconnect')");
+    await admin.end();
+    await waitUntil(() => seen.includes('after-reconnect'));
+  });
+
+  it('unavailable: a server that cannot be reached is a 503 "unavailable", not an internal error', async () => {
+    const db = new PgDatabase({ url: 'postgres://postgres@127.0.0.1:1/none', poolSize: 1, connectTimeoutMs: 500 });
+    opened.push(db);
+    const error = await db.sql.get(query('SELECT 1')).catch((caught: unknown) => caught);
+    expect(isSvcError(error) && error.code).toBe('unavailable');
+    const inTransaction = await db.write(async () => 1).catch((caught: unknown) => caught);
+    expect(isSvcError(inTransaction) && inTransaction.status).toBe(503);
+  });
+});
