@@ -1,12 +1,10 @@
 // `npm run bench`: svc beside bare baselines, side by side in one run, on loopback only.
-// Prints one JSON document on stdout and a Markdown table on stderr. Every load loop is bounded in time.
+// HTTP load comes from wrk (apt), a process of its own. Prints one JSON document on stdout and a Markdown table on stderr. Every load loop is bounded in time.
 // BENCH_SECONDS (default 10), BENCH_CONNECTIONS (32), BENCH_MESSAGES (1000000) scale it down for a quick look.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, peakRssMiB, startServer } from './lib.mjs';
+import { measurePostMessages } from './post-messages.mjs';
 import { measureLatencyVsSize } from './million.mjs';
 import { measureStartup } from './startup.mjs';
 import { measureWebhooks } from './webhooks.mjs';
@@ -16,42 +14,11 @@ const svc = join(root, 'bin', 'svc.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const messages = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
-const round = (n) => Math.round(n * 100) / 100;
-
-/** POST /api/messages on `svc serve` (queue durable) against a bare node:http server answering the same request. */
-async function postMessages() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  try {
-    const created = JSON.parse(
-      execFileSync(process.execPath, [svc, 'admin', 'workspace', 'create', '--data', dataDir, '--name', 'Bench', '--quota', '100000000', '--json'], { encoding: 'utf8' }),
-    );
-    execFileSync(process.execPath, [svc, 'sim', 'connect', '--phone', '+15550009999', '--data', dataDir, '--token', created.token]);
-    const body = JSON.stringify({ phone: '+14155550123', text: 'Hello from the bench' });
-    const bare = await startServer(process.execPath, [join(root, 'bench', 'bare-server.mjs')]);
-    const bareResult = await load({ url: `${bare.url}/api/messages`, seconds, connections, body, headers: { 'content-type': 'application/json' } });
-    const bareRss = peakRssMiB(bare.pid);
-    await bare.stop();
-    const server = await startServer(process.execPath, [svc, 'serve', '--port', '0', '--data', dataDir, '--rate-limit', '100000000']);
-    const svcResult = await load({
-      url: `${server.url}/api/messages`, seconds, connections, body,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${created.token}` },
-    });
-    const svcRss = peakRssMiB(server.pid);
-    await server.stop();
-    return {
-      bare_node_http: { ...bareResult, peak_rss_mib: bareRss },
-      svc: { ...svcResult, peak_rss_mib: svcRss },
-      ratio: round(svcResult.requests_per_second / bareResult.requests_per_second),
-    };
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
 
 // Each section measures one thing and renders its own table rows; BENCH_SECTIONS=a,b runs a subset.
 const sections = {
   post_messages: {
-    run: postMessages,
+    run: () => measurePostMessages(svc, { seconds, connections }),
     rows: (p) => [
       ['POST /api/messages, bare node:http', `${p.bare_node_http.requests_per_second} req/s`, `p50 ${p.bare_node_http.latency_p50_ms} ms, p99 ${p.bare_node_http.latency_p99_ms} ms`, `peak RSS ${p.bare_node_http.peak_rss_mib} MiB`],
       ['POST /api/messages, svc serve (durable queue)', `${p.svc.requests_per_second} req/s (${p.ratio}x bare)`, `p50 ${p.svc.latency_p50_ms} ms, p99 ${p.svc.latency_p99_ms} ms`, `peak RSS ${p.svc.peak_rss_mib} MiB`],

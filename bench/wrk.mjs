@@ -1,0 +1,47 @@
+// Load from wrk (Debian's package), a separate process that shares nothing with the server it measures.
+// A Lua script sets the request and prints one JSON summary line when the run ends.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const script = (method, body, headers) => `
+wrk.method = ${JSON.stringify(method)}
+wrk.body = ${JSON.stringify(body ?? '')}
+${Object.entries(headers ?? {}).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')}
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('{"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"non_2xx":%d,"errors":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status,
+    e.connect + e.read + e.write + e.timeout))
+end
+`;
+
+/** Runs wrk against `url` for `seconds` with `connections` (one thread) and resolves with its summary. */
+export function wrk({ url, seconds, connections, method = 'POST', body, headers, threads = 1 }) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-wrk-'));
+  const lua = join(dir, 'request.lua');
+  writeFileSync(lua, script(method, body, headers));
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', lua, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('error', (error) => reject(new Error(`wrk could not run (apt-get install wrk): ${error.message}`)));
+    child.on('exit', (code) => {
+      rmSync(dir, { recursive: true, force: true });
+      const line = out.split('\n').find((l) => l.startsWith('{"requests"'));
+      if (code !== 0 || line === undefined) return reject(new Error(`wrk failed (${code}): ${err || out}`));
+      const r = JSON.parse(line);
+      resolve({
+        requests_per_second: Math.round(r.requests / (r.duration_us / 1e6)),
+        latency_p50_ms: Math.round(r.p50_us / 10) / 100,
+        latency_p99_ms: Math.round(r.p99_us / 10) / 100,
+        total_requests: r.requests,
+        non_2xx: r.non_2xx,
+        errors: r.errors,
+      });
+    });
+  });
+}
