@@ -28,7 +28,8 @@ export function connectAccount(
     const now = Math.max(ctx.clock.now(), latest + 1);
     const existing = ctx.stores.accounts.byPhone(phone);
     if (existing !== undefined && existing.workspace_id !== workspaceId) {
-      throw conflict(`${phone} is connected to another workspace`, 'disconnect it there first');
+      // Says no more than "not here": whether the number is in use elsewhere is another tenant's business.
+      throw conflict(`${phone} cannot be connected to this workspace`, 'use another number');
     }
     const userId = input.userId ?? null;
     const id =

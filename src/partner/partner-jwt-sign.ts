@@ -6,6 +6,12 @@ export const PARTNER_JWT_ALGORITHM = 'HS256';
 /** Longest allowed span between nbf (or iat) and exp, in seconds. */
 export const PARTNER_JWT_MAX_LIFETIME_SEC = 15 * 60;
 
+/**
+ * Audience of a webhook delivery's X-SVC-Signature. The Partner API refuses any token carrying it, so a
+ * signature seen by a receiver, a relay or a log can never be replayed as a Partner API login.
+ */
+export const PARTNER_WEBHOOK_AUDIENCE = 'svc:partner-webhook';
+
 const base64urlJson = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
 /**
@@ -30,7 +36,7 @@ export function signPartnerJwt(
 }
 
 /**
- * Headers of one partner webhook delivery (DESIGN.md 5). The JWT also carries `body_sha256` (hex) so a receiver
+ * Headers of one partner webhook delivery (DESIGN.md 5). The JWT carries the webhook audience and `body_sha256` (hex) so a receiver
  * that checks it knows the signature belongs to this body; one that ignores it still gets partner_id, nbf, exp.
  */
 export function partnerWebhookHeaders(
@@ -42,6 +48,6 @@ export function partnerWebhookHeaders(
   const bodySha256 = createHash('sha256').update(body, 'utf8').digest('hex');
   return {
     'X-SVC-Partner-Id': partnerId,
-    'X-SVC-Signature': signPartnerJwt(partnerId, secret, clock, 300, { body_sha256: bodySha256 }),
+    'X-SVC-Signature': signPartnerJwt(partnerId, secret, clock, 300, { aud: PARTNER_WEBHOOK_AUDIENCE, body_sha256: bodySha256 }),
   };
 }

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Clock } from '../engine/clock.js';
 import { SvcError } from '../engine/errors.js';
-import { PARTNER_JWT_ALGORITHM, PARTNER_JWT_MAX_LIFETIME_SEC } from './partner-jwt-sign.js';
+import { PARTNER_JWT_ALGORITHM, PARTNER_JWT_MAX_LIFETIME_SEC, PARTNER_WEBHOOK_AUDIENCE } from './partner-jwt-sign.js';
 
-export { PARTNER_JWT_ALGORITHM, PARTNER_JWT_MAX_LIFETIME_SEC, signPartnerJwt } from './partner-jwt-sign.js';
+export { PARTNER_JWT_ALGORITHM, PARTNER_JWT_MAX_LIFETIME_SEC, PARTNER_WEBHOOK_AUDIENCE, signPartnerJwt } from './partner-jwt-sign.js';
 
 /** Tolerated difference between the partner's clock and ours, in seconds. */
 export const PARTNER_JWT_CLOCK_SKEW_SEC = 60;
@@ -14,8 +15,8 @@ export type PartnerAuthRule =
   | 'missing_partner_id_header'
   | 'malformed_token'
   | 'algorithm_not_allowed'
-  | 'unknown_partner'
-  | 'invalid_signature'
+  | 'invalid_credentials'
+  | 'webhook_signature_not_accepted'
   | 'exp_required'
   | 'expired'
   | 'not_yet_valid'
@@ -42,6 +43,14 @@ const refuse = (rule: PartnerAuthRule, message: string): SvcError =>
 
 const secretKey = (secret: string): Uint8Array => new TextEncoder().encode(secret);
 
+const UNKNOWN_PARTNER_SECRET = randomBytes(32).toString('base64url');
+
+const invalidCredentials = (): SvcError =>
+  refuse('invalid_credentials', 'the Partner ID and the signature do not match a partner');
+
+const isWebhookSignature = (claims: JWTPayload): boolean =>
+  claims.aud === PARTNER_WEBHOOK_AUDIENCE || (Array.isArray(claims.aud) && claims.aud.includes(PARTNER_WEBHOOK_AUDIENCE));
+
 /** Verifies a Partner API request (DESIGN.md 6) and returns the Partner ID, or throws SvcError('unauthorized'). */
 export async function verifyPartnerRequest(auth: PartnerRequestAuth): Promise<string> {
   const token = bearerToken(auth.authorization);
@@ -49,12 +58,16 @@ export async function verifyPartnerRequest(auth: PartnerRequestAuth): Promise<st
   if (!partnerId) throw refuse('missing_partner_id_header', 'the X-SVC-Partner-Id header is missing');
   checkAlgorithm(token);
 
+  // An unknown Partner ID is verified against a throw-away secret and refused exactly like a bad signature,
+  // in the same time, so partner ids cannot be enumerated.
   const secret = await auth.lookupSecret(partnerId);
-  if (secret === null) throw refuse('unknown_partner', `no partner has the id ${JSON.stringify(partnerId)}`);
-
   const nowSec = Math.floor(auth.clock.now() / 1000);
-  const claims = await verifySignatureAndTimes(token, secret, nowSec);
+  const claims = await verifySignatureAndTimes(token, secret ?? UNKNOWN_PARTNER_SECRET, nowSec);
+  if (secret === null) throw invalidCredentials();
   checkLifetime(claims, nowSec);
+  if (isWebhookSignature(claims)) {
+    throw refuse('webhook_signature_not_accepted', 'this is the X-SVC-Signature of a webhook delivery, which only proves a delivery came from svc; sign an API token of your own');
+  }
   if (typeof claims.partner_id !== 'string' || claims.partner_id === '') {
     throw refuse('partner_id_claim_missing', 'the token has no string "partner_id" claim');
   }
@@ -99,7 +112,7 @@ async function verifySignatureAndTimes(token: string, secret: string, nowSec: nu
 
 function translateJoseError(error: unknown): SvcError {
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
-    return refuse('invalid_signature', 'the signature does not match the Partner Secret');
+    return invalidCredentials();
   }
   if (error instanceof joseErrors.JOSEAlgNotAllowed) {
     return refuse('algorithm_not_allowed', 'only HS256 is allowed');
@@ -117,15 +130,17 @@ function translateJoseError(error: unknown): SvcError {
   return refuse('malformed_token', 'the token could not be decoded');
 }
 
-// A stolen short-lived token is worth little; one that lives for a day is a password. Measured from nbf
-// (when the token starts to work), else iat, else from now (a token without either still may not outlive 15 min).
+// A stolen short-lived token is worth little; one that lives for a day is a password. exp may lie at most the
+// allowed lifetime (plus skew) after now, whatever iat and nbf claim, and at most the lifetime after nbf or iat.
 function checkLifetime(claims: JWTPayload, nowSec: number): void {
   const exp = claims.exp as number;
+  const fromNow = exp - nowSec;
+  if (fromNow > PARTNER_JWT_MAX_LIFETIME_SEC + PARTNER_JWT_CLOCK_SKEW_SEC) {
+    throw refuse('lifetime_too_long', `exp is ${fromNow} s after now; at most ${PARTNER_JWT_MAX_LIFETIME_SEC} s allowed`);
+  }
   const start = claims.nbf ?? claims.iat;
-  const lifetime = start === undefined ? exp - nowSec : exp - start;
-  const allowed = PARTNER_JWT_MAX_LIFETIME_SEC + (start === undefined ? PARTNER_JWT_CLOCK_SKEW_SEC : 0);
-  if (lifetime > allowed) {
-    const from = claims.nbf !== undefined ? 'nbf' : claims.iat !== undefined ? 'iat' : 'now';
-    throw refuse('lifetime_too_long', `exp is ${lifetime} s after ${from}; at most ${PARTNER_JWT_MAX_LIFETIME_SEC} s allowed`);
+  if (start !== undefined && exp - start > PARTNER_JWT_MAX_LIFETIME_SEC) {
+    const from = claims.nbf !== undefined ? 'nbf' : 'iat';
+    throw refuse('lifetime_too_long', `exp is ${exp - start} s after ${from}; at most ${PARTNER_JWT_MAX_LIFETIME_SEC} s allowed`);
   }
 }

@@ -61,7 +61,8 @@ export function createGuardedDispatcher(options: GuardedDispatcherOptions = {}):
         if (first === undefined) {
           callback(new AddressNotAllowedError(`${hostname} did not resolve to any address`), null);
         } else if (refused !== undefined) {
-          callback(new AddressNotAllowedError(`${hostname} resolves to ${refused.address}, which is not a public address`), null);
+          // The address itself stays out of the message: it would map the operator's internal network.
+          callback(new AddressNotAllowedError(`${hostname} resolves to a private address`), null);
         } else {
           base({ ...opts, hostname: first.address, servername: opts.servername ?? hostname }, callback);
         }

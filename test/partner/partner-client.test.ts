@@ -50,7 +50,7 @@ describe('PartnerClient (http): refusals', () => {
     client = createPartnerHttpClient({ baseUrl: `${origin}/partner`, partnerId: fx.partner.partner_id, partnerSecret: 'pts_wrong', clock: fx.clock });
     const error = await client.describe().catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'unauthorized' });
-    expect(String((error as Error).message)).toContain('invalid_signature');
+    expect(String((error as Error).message)).toContain('invalid_credentials');
     expect(String((error as Error).message)).not.toContain('pts_wrong');
   });
 });

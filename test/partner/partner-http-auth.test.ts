@@ -82,7 +82,7 @@ describe('partner HTTP auth: each refusal is a 401 naming its rule', () => {
 
   it('invalid_signature: signed with another secret', async () => {
     fx = partnerFixture();
-    await expectRule(withToken(foreign(claims(), fx.other.partner_secret)), 'invalid_signature');
+    await expectRule(withToken(foreign(claims(), fx.other.partner_secret)), 'invalid_credentials');
   });
 
   it('expired: exp more than the skew in the past', async () => {
@@ -121,7 +121,7 @@ describe('partner HTTP auth: each refusal is a 401 naming its rule', () => {
 
   it('unknown_partner: a Partner ID nobody has', async () => {
     fx = partnerFixture();
-    await expectRule(withToken(foreign(claims({ partner_id: 'ptn_nobody000' })), 'ptn_nobody000'), 'unknown_partner');
+    await expectRule(withToken(foreign(claims({ partner_id: 'ptn_nobody000' })), 'ptn_nobody000'), 'invalid_credentials');
   });
 
   it('malformed_token: not a JWT', async () => {
@@ -138,6 +138,6 @@ describe('partner HTTP auth: each refusal is a 401 naming its rule', () => {
       payload: { nonsense: true },
     });
     expect(response.statusCode).toBe(401);
-    expect(response.json()).toMatchObject({ rule: 'invalid_signature' });
+    expect(response.json()).toMatchObject({ rule: 'invalid_credentials' });
   });
 });

@@ -101,13 +101,13 @@ describe('verifyPartnerRequest: one refusal per rule', () => {
   });
 
   it('verifyPartnerRequest: refuses a token signed with another secret', async () => {
-    await expectRefused(verify(foreignSign(validClaims(), 'pts_not-the-secret')), 'invalid_signature');
+    await expectRefused(verify(foreignSign(validClaims(), 'pts_not-the-secret')), 'invalid_credentials');
   });
 
   it('verifyPartnerRequest: refuses a token whose payload was altered after signing', async () => {
     const [header, , signature] = foreignSign(validClaims()).split('.');
     const forged = Buffer.from(JSON.stringify({ ...validClaims(), exp: nowSec() + 600 })).toString('base64url');
-    await expectRefused(verify(`${header}.${forged}.${signature}`), 'invalid_signature');
+    await expectRefused(verify(`${header}.${forged}.${signature}`), 'invalid_credentials');
   });
 
   it('verifyPartnerRequest: refuses an expired token (beyond the skew)', async () => {
@@ -164,7 +164,7 @@ describe('verifyPartnerRequest: one refusal per rule', () => {
 
   it('verifyPartnerRequest: refuses an unknown partner', async () => {
     const token = foreignSign({ ...validClaims(), partner_id: 'ptn_nobody000' });
-    await expectRefused(verify(token, 'ptn_nobody000'), 'unknown_partner');
+    await expectRefused(verify(token, 'ptn_nobody000'), 'invalid_credentials');
   });
 
   it('verifyPartnerRequest: refuses a malformed token', async () => {
@@ -199,13 +199,13 @@ describe('signPartnerJwt and credentials', () => {
     expect(jwt.decode(token)).toMatchObject({ body_sha256: 'abc', partner_id: PARTNER, exp: nowSec() + 300 });
   });
 
-  it('partnerWebhookHeaders: a signature the verifier accepts, bound to the body', async () => {
+  it('partnerWebhookHeaders: a receiver verifies it with the Partner Secret, bound to the body; the API refuses it', async () => {
     const body = JSON.stringify({ event: 'messenger_account:connected', phone: '+15550001' });
     const headers = partnerWebhookHeaders(PARTNER, SECRET, clock, body);
     expect(headers['X-SVC-Partner-Id']).toBe(PARTNER);
-    await expect(verify(headers['X-SVC-Signature'], headers['X-SVC-Partner-Id'])).resolves.toBe(PARTNER);
     const claims = jwt.verify(headers['X-SVC-Signature'], SECRET, { algorithms: ['HS256'], clockTimestamp: nowSec() });
-    expect(claims).toMatchObject({ body_sha256: createHash('sha256').update(body).digest('hex') });
+    expect(claims).toMatchObject({ partner_id: PARTNER, aud: 'svc:partner-webhook', body_sha256: createHash('sha256').update(body).digest('hex') });
+    await expectRefused(verify(headers['X-SVC-Signature'], headers['X-SVC-Partner-Id']), 'webhook_signature_not_accepted');
   });
 
   it('generatePartnerCredentials: distinct, prefixed, high-entropy values', () => {

@@ -23,7 +23,7 @@ describe('createGuardedDispatcher', () => {
     const dispatcher = createGuardedDispatcher({ resolveHost: async () => [{ address: '127.0.0.1', family: 4 }] });
     const outcome = await post(`http://hooks.example.test:${receiver.port}/h`, dispatcher);
     expect(outcome).toMatchObject({ ok: false, statusCode: null });
-    expect(outcome.error).toMatch(/hooks\.example\.test resolves to 127\.0\.0\.1, which is not a public address/);
+    expect(outcome.error).toMatch(/hooks\.example\.test resolves to a private address \(ERR_WEBHOOK_ADDRESS_NOT_PUBLIC\)$/);
     expect(receiver.requests).toHaveLength(0);
     await dispatcher.close();
   });
@@ -35,7 +35,7 @@ describe('createGuardedDispatcher', () => {
     ];
     const dispatcher = createGuardedDispatcher({ resolveHost, isAllowedAddress: allowLoopbackForTest });
     const outcome = await post(`http://multi.example.test:${receiver.port}/h`, dispatcher);
-    expect(outcome.error).toMatch(/resolves to ::1/);
+    expect(outcome.error).toMatch(/resolves to a private address \(ERR_WEBHOOK_ADDRESS_NOT_PUBLIC\)$/);
     await dispatcher.close();
   });
 
@@ -64,7 +64,7 @@ describe('createGuardedDispatcher', () => {
     // Delivery resolves again, inside the connector, and dials only what it checked.
     const dispatcher = createGuardedDispatcher({ resolveHost });
     const outcome = await post(`http://rebind.example.test:${receiver.port}/h`, dispatcher);
-    expect(outcome.error).toMatch(/rebind\.example\.test resolves to 127\.0\.0\.1/);
+    expect(outcome.error).toMatch(/rebind\.example\.test resolves to a private address \(ERR_WEBHOOK_ADDRESS_NOT_PUBLIC\)$/);
     expect(seen).toEqual(['rebind.example.test', 'rebind.example.test']);
     expect(receiver.requests).toHaveLength(0);
     await dispatcher.close();
@@ -98,7 +98,7 @@ describe('createGuardedDispatcher', () => {
     const strict = createWebhookDispatcher('strict');
     expect((await post(`${receiver.url}/h`, strict)).error).toMatch(/not a public address/);
     const strictByName = createWebhookDispatcher('strict');
-    expect((await post(`http://localhost:${receiver.port}/h`, strictByName)).error).toMatch(/localhost resolves to .*not a public address/);
+    expect((await post(`http://localhost:${receiver.port}/h`, strictByName)).error).toMatch(/localhost resolves to a private address \(ERR_WEBHOOK_ADDRESS_NOT_PUBLIC\)$/);
     await Promise.all([dev.close(), strict.close(), strictByName.close()]);
   });
 });
