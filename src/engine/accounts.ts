@@ -15,7 +15,7 @@ export function connectAccount(
   workspaceId: number,
   input: SimConnectInput & { userId?: number | null },
 ): AccountRow {
-  const phone = input.phone?.trim() ?? '';
+  const phone = input.phone ?? '';
   if (!isInternationalPhone(phone)) {
     throw invalid(`${phone || 'phone'} is not an international number`, 'write it as + country code and number, e.g. +15550001234');
   }

@@ -7,7 +7,15 @@ import { conflict, invalid, notFound } from './errors.js';
 import { assertId } from './ids.js';
 import { pageOf } from './paging.js';
 
-const MAX_CHAT_NAME = 200;
+/** Longest chat name a caller may choose, on every path (send's chat_name, rename, to_chat_name). */
+export const MAX_CHAT_NAME = 200;
+
+/** A chat name as a caller gave it, trimmed; refused when empty or longer than MAX_CHAT_NAME. */
+export function chatNameOf(value: string, field = 'name'): string {
+  const name = value.trim();
+  if (name.length === 0 || name.length > MAX_CHAT_NAME) throw invalid(`${field} must be 1 to ${MAX_CHAT_NAME} characters`);
+  return name;
+}
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
@@ -25,7 +33,8 @@ export function findOrCreateChat(
   const existing = ctx.stores.chats.byPair(account.id, contactPhone);
   if (existing !== undefined) return existing;
   const workspaceId = account.workspace_id;
-  const name = freeChatName(ctx, workspaceId, preferredName?.trim() || contactPhone);
+  const chosen = preferredName === undefined || preferredName.trim() === '' ? contactPhone : chatNameOf(preferredName, 'chat_name');
+  const name = freeChatName(ctx, workspaceId, chosen);
   const chatId = ctx.stores.chats.insert({
     workspaceId,
     accountId: account.id,
@@ -39,12 +48,10 @@ export function findOrCreateChat(
   return ctx.stores.chats.byId(workspaceId, chatId) as ChatRow;
 }
 
+// Two indexed lookups whatever the number of namesakes: the base itself, then the highest "base (N)".
 function freeChatName(ctx: EngineContext, workspaceId: number, base: string): string {
   if (!ctx.stores.chats.nameTaken(workspaceId, base)) return base;
-  for (let index = 2; ; index += 1) {
-    const candidate = `${base} (${index})`;
-    if (!ctx.stores.chats.nameTaken(workspaceId, candidate)) return candidate;
-  }
+  return `${base} (${Math.max(1, ctx.stores.chats.highestNameSuffix(workspaceId, base)) + 1})`;
 }
 
 /** A chat of this workspace by id, or not_found (a chat of another workspace is not found either). */
@@ -65,8 +72,7 @@ export function updateChat(ctx: EngineContext, workspaceId: number, chatId: numb
     const chat = chatOfWorkspace(ctx, workspaceId, chatId);
     const next = { id: chat.id, name: chat.name, responsible_email: chat.responsible_email, responsible_name: chat.responsible_name };
     if (input.name !== undefined) {
-      const name = input.name.trim();
-      if (name.length === 0 || name.length > MAX_CHAT_NAME) throw invalid(`name must be 1 to ${MAX_CHAT_NAME} characters`);
+      const name = chatNameOf(input.name);
       if (name !== chat.name && ctx.stores.chats.nameTaken(workspaceId, name)) {
         throw conflict(`a chat named "${name}" already exists`, 'chat names are unique in a workspace; pick another');
       }

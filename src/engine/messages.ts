@@ -3,7 +3,7 @@ import type { AccountRow } from '../store/account-store.js';
 import type { ChatRow } from '../store/chat-store.js';
 import type { MessageRow } from '../store/message-store.js';
 import { accountOfWorkspace } from './accounts.js';
-import { chatOfWorkspace, findOrCreateChat } from './chats.js';
+import { chatNameOf, chatOfWorkspace, findOrCreateChat } from './chats.js';
 import { isoTime } from './clock.js';
 import { timeOrderedUid } from './time-ordered-uid.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
@@ -21,21 +21,23 @@ const PHONE_LIKE = /^\+?[0-9][0-9 ().-]{2,30}$/;
 /** POST /messages: to a phone number, through the named account or the default sender. */
 export function sendToPhone(ctx: EngineContext, workspaceId: number, input: SendToPhoneInput): SendResult {
   const phone = normalisePhone(input.phone);
+  const chatName = typeof input.chat_name === 'string' && input.chat_name.trim() !== '' ? chatNameOf(input.chat_name, 'chat_name') : undefined;
   return acceptOutgoing(ctx, workspaceId, input, () => {
     const account =
       input.messenger_account_phone === undefined || input.messenger_account_phone === ''
         ? defaultSender(ctx, workspaceId)
         : accountOfWorkspace(ctx, workspaceId, normalisePhone(input.messenger_account_phone));
-    return { account, chat: findOrCreateChat(ctx, account, phone, 'workspace', input.chat_name) };
+    return { account, chat: findOrCreateChat(ctx, account, phone, 'workspace', chatName) };
   });
 }
 
 /** POST /messages/to_chat_name (deprecated): to the chat with exactly this name. */
 export function sendToChatName(ctx: EngineContext, workspaceId: number, input: SendToChatNameInput): SendResult {
   if (typeof input.chat_name !== 'string' || input.chat_name.length === 0) throw invalid('chat_name is required');
+  const chatName = chatNameOf(input.chat_name, 'chat_name');
   return acceptOutgoing(ctx, workspaceId, input, () => {
-    const chat = ctx.stores.chats.byName(workspaceId, input.chat_name);
-    if (chat === undefined) throw notFound(`chat "${input.chat_name}"`, 'check the exact name with `svc chats list`');
+    const chat = ctx.stores.chats.byName(workspaceId, chatName);
+    if (chat === undefined) throw notFound(`chat "${chatName}"`, 'check the exact name with `svc chats list`');
     return { account: accountOf(ctx, chat), chat };
   });
 }
@@ -120,7 +122,13 @@ function defaultSender(ctx: EngineContext, workspaceId: number): AccountRow {
 
 const accountOf = (ctx: EngineContext, chat: ChatRow): AccountRow => ctx.stores.accounts.byId(chat.messenger_account_id) as AccountRow;
 
+// A newline or NUL kept in a phone would make a second chat with a contact who looks the same on screen.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
 function normalisePhone(phone: unknown): string {
+  if (typeof phone === 'string' && CONTROL_CHARACTER.test(phone)) {
+    throw invalid('phone must not contain control characters (a newline, a tab...)', 'send the number alone, e.g. +14155550123');
+  }
   if (typeof phone !== 'string' || !PHONE_LIKE.test(phone.trim())) {
     throw invalid(`phone must be a number in international format, e.g. +14155550123`);
   }

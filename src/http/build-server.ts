@@ -17,6 +17,7 @@ import { simRoutes } from './sim-routes.js';
 import { connectRoutes } from './connect-routes.js';
 import { partnerApiPlugin } from './partner-api-plugin.js';
 import { formatValidationErrors, validatorCompiler } from './validation.js';
+import { useStrictJsonParser } from './strict-json.js';
 
 /** An area of the server with its own prefix and authentication, e.g. `{ prefix: '/partner', plugin }`. */
 export interface ServerArea {
@@ -70,6 +71,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
     },
   });
   app.setValidatorCompiler(validatorCompiler);
+  useStrictJsonParser(app);
   app.setErrorHandler(buildErrorHandler(opts.onInternalError));
   app.setNotFoundHandler(notFoundHandler);
   decorateAuth(app);

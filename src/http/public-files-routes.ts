@@ -1,7 +1,7 @@
 /** Public API: files (upload, list, get with a pre-signed link, delete). */
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { invalid } from '../engine/errors.js';
+import { type SvcError, invalid, isSvcError } from '../engine/errors.js';
 import { type RouteGroup, ok, workspaceApi } from './route-context.js';
 import { type PageQuery, type UidParams, pageOf, pageQuery, responses, uidParams } from './schemas/common-schemas.js';
 import { deletedFileSchema, fileSchema } from './schemas/dto-schemas.js';
@@ -90,6 +90,24 @@ const uploadDoc = {
 
 const readUpload = async (request: FastifyRequest) => {
   if (!request.isMultipart()) throw invalid('Request is not multipart/form-data', UPLOAD_HINT);
+  try {
+    return await readFilePart(request);
+  } catch (error) {
+    throw malformedMultipart(error) ?? error;
+  }
+};
+
+// busboy reports a missing boundary or a body cut off mid-part as plain Errors; they are the sender's fault.
+const malformedMultipart = (error: unknown): SvcError | null => {
+  if (isSvcError(error) || !(error instanceof Error)) return null;
+  if ((error as { statusCode?: number }).statusCode !== undefined) return null; // Fastify's own (413...) map already
+  const cutOff = (error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE' || /unexpected end/i.test(error.message);
+  if (!cutOff && !/^Multipart:/.test(error.message)) return null;
+  return invalid(cutOff ? 'The multipart body ends in the middle of a part' : 'The multipart body has no valid boundary', UPLOAD_HINT);
+};
+
+const readFilePart = async (request: FastifyRequest) => {
+  const sawClosingDelimiter = watchClosingDelimiter(request);
   const part = await request.file();
   if (part === undefined) throw invalid('multipart field "file" is required', UPLOAD_HINT);
   if (part.fieldname !== 'file') {
@@ -98,8 +116,40 @@ const readUpload = async (request: FastifyRequest) => {
   }
   // toBuffer throws a 413 once the stream passes the size limit.
   const content = await part.toBuffer();
+  await bodyConsumed(request);
+  if (!sawClosingDelimiter()) throw invalid('The multipart body ends in the middle of a part', UPLOAD_HINT);
   return { filename: decodeFormFilename(part.filename), mimetype: part.mimetype, content };
 };
+
+/** Resolves once the whole request body has been read (draining what the parser left, e.g. a trailing field). */
+async function bodyConsumed(request: FastifyRequest): Promise<void> {
+  const raw = request.raw;
+  if (raw.readableEnded || raw.destroyed) return;
+  await new Promise<void>((resolve) => {
+    raw.once('end', resolve);
+    raw.once('close', resolve);
+    raw.resume();
+  });
+}
+
+/**
+ * @fastify/multipart treats a body that stops before its closing "--boundary--" as finished, and busboy may end
+ * a cut-off file's stream without an error, so a half-received file would be stored as if whole. This watches
+ * the raw bytes for the closing delimiter. Called right before the parser is piped, in the same tick.
+ */
+function watchClosingDelimiter(request: FastifyRequest): () => boolean {
+  const match = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(request.headers['content-type'] ?? '');
+  const closing = Buffer.from(`--${match?.[1] ?? match?.[2] ?? ''}--`);
+  let tail = Buffer.alloc(0);
+  let seen = false;
+  request.raw.on('data', (chunk: Buffer) => {
+    if (seen) return;
+    const window = Buffer.concat([tail, chunk]);
+    seen = window.includes(closing);
+    tail = window.subarray(Math.max(0, window.length - closing.length));
+  });
+  return () => seen;
+}
 
 /** FormData senders (browsers, undici) escape `"`, CR and LF in a multipart filename (WHATWG HTML); undo it. */
 const decodeFormFilename = (filename: string): string =>

@@ -27,6 +27,11 @@ export function createChatStore(db: Db) {
   const nameTaken = db.prepare<[number, string], { one: number }>(
     'SELECT 1 AS one FROM chats WHERE workspace_id = ? AND name = ?',
   );
+  // "base (" <= name < "base )" is a range of the (workspace_id, name) index, since ")" sorts right after "(".
+  const highestSuffix = db.prepare<{ workspaceId: number; prefix: string; end: string }, { n: number | null }>(
+    `SELECT MAX(CAST(substr(name, length(@prefix) + 1, length(name) - length(@prefix) - 1) AS INTEGER)) AS n
+       FROM chats WHERE workspace_id = @workspaceId AND name >= @prefix AND name < @end AND name LIKE '%)'`,
+  );
   const insert = db.prepare(
     `INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
      VALUES (@workspaceId, @accountId, @contactPhone, @name, @startedBy, @now)`,
@@ -52,6 +57,9 @@ export function createChatStore(db: Db) {
     byName: (workspaceId: number, name: string) => byName.get(workspaceId, name),
     byPair: (accountId: number, contactPhone: string) => byPair.get(accountId, contactPhone),
     nameTaken: (workspaceId: number, name: string) => nameTaken.get(workspaceId, name) !== undefined,
+    /** The largest N among this workspace's chats named "base (N)", or 0. */
+    highestNameSuffix: (workspaceId: number, base: string) =>
+      highestSuffix.get({ workspaceId, prefix: `${base} (`, end: `${base} )` })?.n ?? 0,
     insert: (c: { workspaceId: number; accountId: number; contactPhone: string; name: string; startedBy: string; now: number }) =>
       Number(insert.run(c).lastInsertRowid),
     page: (workspaceId: number, limit: number, offset: number) => page.all(workspaceId, limit, offset),

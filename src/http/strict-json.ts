@@ -1,0 +1,41 @@
+/**
+ * The JSON body parser: Fastify's own (prototype-poisoning refused), behind two checks it does not make.
+ * Bytes that are not UTF-8 and `\ud800`-style lone surrogates would otherwise be replaced by U+FFFD or
+ * stored as text no other system can encode; a sender that produces them has a bug it should hear about.
+ */
+import type { FastifyInstance } from 'fastify';
+import { SvcError } from '../engine/errors.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+// With the u flag a surrogate pair is one code point, so this matches only a surrogate standing alone.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+export function useStrictJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      done(new SvcError('validation_error', 'Request body is not valid UTF-8'), undefined);
+      return;
+    }
+    parseJson(request, text, (error, value) => {
+      if (error !== null) return done(error, undefined);
+      if (!wellFormed(value)) {
+        return done(new SvcError('validation_error', 'Request body holds a lone UTF-16 surrogate (e.g. "\\ud800"); send valid Unicode text'), undefined);
+      }
+      done(null, value);
+    });
+  });
+}
+
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return !LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.every(wellFormed);
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).every(([key, item]) => !LONE_SURROGATE.test(key) && wellFormed(item));
+  }
+  return true;
+}
