@@ -101,6 +101,18 @@ describe('chats: names and lookup', () => {
     expectSvcError(() => t.api.sendToChatName({ chat_name: 'Bob', text: 'x' }), 'not_found');
   });
 
+  it("sendToChatName: the chat's own account sends even after another account connected (README Choices)", () => {
+    const t = bareWorkspace();
+    t.sim.connect({ phone: A });
+    const { chat_id } = t.sim.receive({ from: '+4915110000001', to: A, text: 'Hi', contact_name: 'Alice' });
+    t.clock.advance(1000);
+    t.sim.connect({ phone: B });
+    const sent = t.api.sendToChatName({ chat_name: 'Alice', text: 'Hello again' });
+    expect(sent.chat_id).toBe(chat_id);
+    expect(t.api.getMessage(sent.message_uid).messenger_account_phone).toBe(A);
+    expect(t.api.listChats(1).items).toHaveLength(1);
+  });
+
   it("sendToChat: by id; a chat of another workspace is not_found", () => {
     const t = bareWorkspace();
     t.sim.connect({ phone: A });
