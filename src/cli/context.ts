@@ -13,6 +13,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   token?: string;
   data?: string;
+  /** A workspace of the local engine, instead of a token. */
+  workspace?: number;
   color?: boolean;
 }
 
@@ -93,14 +95,15 @@ export class CliContext {
       client = await this.io.createClient({ ...options.remote, dataDir: '' });
     } else {
       const config = this.config();
-      if (options.workspaceId !== undefined && config.baseUrl !== undefined) {
+      const workspaceId = options.workspaceId ?? this.globals.workspace;
+      if (workspaceId !== undefined && config.baseUrl !== undefined) {
         this.output.warn('--workspace applies to the local engine; a remote instance acts on the workspace of the token');
       }
       client = await this.io.createClient({
         baseUrl: config.baseUrl,
         token: config.token,
         dataDir: config.dataDir,
-        workspaceId: options.workspaceId,
+        workspaceId,
       });
     }
     this.clients.push(client);

@@ -1,4 +1,4 @@
-import { isSvcError, type ErrorCode } from '../engine/errors.js';
+import { fromStorageError, isSvcError, type ErrorCode } from '../engine/errors.js';
 
 /** Exit codes of DESIGN.md section 7. */
 export const EXIT = { ok: 0, failure: 1, usage: 2, auth: 4, interrupted: 130 } as const;
@@ -49,6 +49,10 @@ function defaultHint(code: ErrorCode, target: string | undefined): string {
       return 'the current state does not allow this; inspect it and retry';
     case 'payload_too_large':
       return 'send a smaller file or request';
+    case 'storage_quota_exceeded':
+      return '`svc workspace` shows the storage in use; delete files you no longer need';
+    case 'insufficient_storage':
+      return 'the server is out of disk space; retry later or tell its operator';
     case 'rate_limit_exceeded':
       return 'wait a minute and retry';
     case 'unavailable':
@@ -75,7 +79,8 @@ function connectionFailure(error: unknown): string | undefined {
 }
 
 /** Turns anything thrown by a command into a message, a hint and an exit code. */
-export function reportError(error: unknown, target: string | undefined): ReportedError {
+export function reportError(thrown: unknown, target: string | undefined): ReportedError {
+  const error = fromStorageError(thrown) ?? thrown;
   if (error instanceof CliError) {
     return { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode };
   }

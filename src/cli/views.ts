@@ -110,6 +110,8 @@ export const accountsTable = (accounts: MessengerAccountDto[]): View => ({
 });
 
 /** The workspace with its plan, seats and quota. */
+const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, '');
+
 export const workspaceView = (w: WorkspaceDto): View => {
   const q = w.messaging_quota;
   return {
@@ -122,6 +124,7 @@ export const workspaceView = (w: WorkspaceDto): View => {
       ['quota', `${q.used}/${q.total} used, ${q.remaining} left`],
       ['period', `${q.period_start} – ${q.period_end}`],
       ['send_interval', w.send_interval_ms === null ? 'default (random ~2 s)' : `${w.send_interval_ms} ms`],
+      ['storage', `${mib(w.storage.used_bytes)} of ${mib(w.storage.limit_bytes)} MiB used`],
     ],
   };
 };

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type Conf from 'conf';
 
 /** What one saved profile holds. Field names match the wire style so `profile show --json` reads naturally. */
@@ -89,9 +89,11 @@ export class ProfileStore {
     return this.confCache;
   }
 
-  // conf applies the mode only when it creates the file; a file made by hand or an older version may be wider.
+  // conf applies the mode only when it creates the file, and creates its folder with the umask's mode; a file
+  // or folder made by hand or by an older version may be wider. Profiles hold tokens: owner only, always.
   private tighten(): void {
     if (existsSync(this.path)) chmodSync(this.path, 0o600);
+    if (existsSync(dirname(this.path))) chmodSync(dirname(this.path), 0o700);
   }
 }
 

@@ -20,9 +20,11 @@ export interface LocalClientOptions {
 export async function openLocalClient(options: LocalClientOptions): Promise<SvcClient> {
   const engine = openEngine({ dataDir: options.dataDir, dev: true });
   try {
-    const workspaceId = resolveWorkspace(engine, options);
+    // Resolved on first use: `svc sim scan` needs no workspace (the link names it), so it must not create one.
+    let workspaceId: number | undefined;
+    const workspace = () => (workspaceId ??= resolveWorkspace(engine, options));
     engine.workers.start();
-    return createLocalClient(engine, workspaceId, `local engine (${options.dataDir})`, () => engine.close());
+    return createLocalClient(engine, workspace, `local engine (${options.dataDir})`, () => engine.close());
   } catch (error) {
     await engine.close();
     throw error;
@@ -47,40 +49,51 @@ function resolveWorkspace(engine: Engine, options: LocalClientOptions): number {
 }
 
 /** Wraps one workspace of an engine; the engine's synchronous answers become promises. */
-export function createLocalClient(engine: Engine, workspaceId: number, target: string, close: () => Promise<void>): SvcClient {
-  const api = engine.workspace(workspaceId);
-  const sim = engine.sim(workspaceId);
+export function createLocalClient(engine: Engine, workspace: number | (() => number), target: string, close: () => Promise<void>): SvcClient {
+  const workspaceId = typeof workspace === 'number' ? () => workspace : workspace;
+  const api = new LazyApi(() => engine.workspace(workspaceId()));
+  const simApi = new LazyApi(() => engine.sim(workspaceId()));
   const run = async <T>(fn: () => T): Promise<T> => fn();
   return {
     target,
-    sendToPhone: (input) => run(() => api.sendToPhone(input)),
-    sendToChatName: (input) => run(() => api.sendToChatName(input)),
-    sendToChat: (chatId, input) => run(() => api.sendToChat(chatId, input)),
-    getMessage: (uid) => run(() => api.getMessage(uid)),
-    listChats: (page = 1) => run(() => api.listChats(page)),
-    getChat: (chatId) => run(() => api.getChat(chatId)),
-    updateChat: (chatId, input) => run(() => api.updateChat(chatId, input)),
-    listChatMessages: (chatId, page = 1) => run(() => api.listChatMessages(chatId, page)),
-    uploadFile: (input) => run(() => api.uploadFile(input)),
-    listFiles: (page = 1) => run(() => api.listFiles(page)),
-    getFile: (uid) => run(() => api.getFile(uid)),
-    deleteFile: (uid) => run(() => api.deleteFile(uid)),
-    listAccounts: () => run(() => api.listAccounts()),
-    getWorkspace: () => run(() => api.getWorkspace()),
-    listTemplates: (page = 1) => run(() => api.listTemplates(page)),
-    createTemplate: (input) => run(() => api.createTemplate(input)),
+    sendToPhone: (input) => run(() => api.get().sendToPhone(input)),
+    sendToChatName: (input) => run(() => api.get().sendToChatName(input)),
+    sendToChat: (chatId, input) => run(() => api.get().sendToChat(chatId, input)),
+    getMessage: (uid) => run(() => api.get().getMessage(uid)),
+    listChats: (page = 1) => run(() => api.get().listChats(page)),
+    getChat: (chatId) => run(() => api.get().getChat(chatId)),
+    updateChat: (chatId, input) => run(() => api.get().updateChat(chatId, input)),
+    listChatMessages: (chatId, page = 1) => run(() => api.get().listChatMessages(chatId, page)),
+    uploadFile: (input) => run(() => api.get().uploadFile(input)),
+    listFiles: (page = 1) => run(() => api.get().listFiles(page)),
+    getFile: (uid) => run(() => api.get().getFile(uid)),
+    deleteFile: (uid) => run(() => api.get().deleteFile(uid)),
+    listAccounts: () => run(() => api.get().listAccounts()),
+    getWorkspace: () => run(() => api.get().getWorkspace()),
+    listTemplates: (page = 1) => run(() => api.get().listTemplates(page)),
+    createTemplate: (input) => run(() => api.get().createTemplate(input)),
     sim: {
-      connect: (input) => run(() => sim.connect(input)),
-      receive: (input) => run(() => sim.receive(input)),
-      react: (input) => run(() => sim.react(input)),
-      disconnect: (phone) => run(() => sim.disconnect(phone)),
-      suspend: (phone) => run(() => sim.suspend(phone)),
-      resume: (phone) => run(() => sim.resume(phone)),
-      setUnreachable: (phone, unreachable) => run(() => sim.setUnreachable(phone, unreachable)),
+      connect: (input) => run(() => simApi.get().connect(input)),
+      receive: (input) => run(() => simApi.get().receive(input)),
+      react: (input) => run(() => simApi.get().react(input)),
+      disconnect: (phone) => run(() => simApi.get().disconnect(phone)),
+      suspend: (phone) => run(() => simApi.get().suspend(phone)),
+      resume: (phone) => run(() => simApi.get().resume(phone)),
+      setUnreachable: (phone, unreachable) => run(() => simApi.get().setUnreachable(phone, unreachable)),
       scan: (input) => run(() => engine.connect.scan(input)),
     },
-    webhooks: localWebhooksClient(() => engine.webhooks(workspaceId)),
+    webhooks: localWebhooksClient(() => engine.webhooks(workspaceId())),
     listen: createLocalListenClient(engine, workspaceId),
     close,
   };
+}
+
+/** Built on first use, then kept. */
+class LazyApi<T> {
+  private value: T | undefined;
+  constructor(private readonly build: () => T) {}
+  get(): T {
+    this.value ??= this.build();
+    return this.value;
+  }
 }

@@ -11,10 +11,10 @@ export const LOCAL_LISTEN_POLL_MS = 200;
  * and `svc sim receive` in other terminals), so the only thing connecting them to this listener is the
  * database: it polls the engine's claim, which is a cheap read while nothing is due.
  */
-export function createLocalListenClient(engine: Engine, workspaceId: number, pollMs = LOCAL_LISTEN_POLL_MS): ListenClient {
+export function createLocalListenClient(engine: Engine, workspaceId: () => number, pollMs = LOCAL_LISTEN_POLL_MS): ListenClient {
   // Looked up on first use: every local command builds this client, few of them listen.
   let cached: ReturnType<Engine['listen']> | undefined;
-  const sessions = () => (cached ??= engine.listen(workspaceId));
+  const sessions = () => (cached ??= engine.listen(workspaceId()));
   return {
     secret: async () => sessions().secret().secret,
 

@@ -27,6 +27,8 @@ export interface EngineConfig {
   sendLeaseMs: number;
   maxTextLength: number;
   maxFileBytes: number;
+  /** Bytes of live files a workspace may hold unless an operator set its own (`--storage-mb`). */
+  defaultStorageBytes: number;
   downloadUrlTtlMs: number;
   webhookRetryDelaysMs: number[];
   /** Most webhook subscriptions one workspace (or partner) may hold; one more is a 409. */
@@ -45,6 +47,7 @@ export const defaultEngineConfig: EngineConfig = {
   sendLeaseMs: 30_000,
   maxTextLength: 10_000,
   maxFileBytes: 25 * 1024 * 1024,
+  defaultStorageBytes: 1024 * 1024 * 1024,
   downloadUrlTtlMs: 15 * 60 * 1000,
   webhookRetryDelaysMs: [5000, 30_000],
   webhookSubscriptionLimit: 20,

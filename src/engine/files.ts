@@ -22,9 +22,23 @@ export function uploadFile(ctx: EngineContext, workspaceId: number, input: FileU
   const mimetype = input.mimetype?.split(';')[0]?.trim().toLowerCase() || 'application/octet-stream';
   const now = ctx.clock.now();
   const uid = randomUUID();
-  ctx.stores.files.insert({ uid, workspaceId, filename, mimetype, size: input.content.byteLength, content: input.content, now });
-  return fileDto(ctx.stores.files.byUid(workspaceId, uid) as FileRow);
+  const size = input.content.byteLength;
+  return inWriteTransaction(ctx.db, () => {
+    const workspace = ctx.stores.workspaces.byId(workspaceId);
+    if (workspace === undefined) throw notFound(`workspace ${workspaceId}`);
+    const limit = workspace.storage_limit_bytes ?? ctx.config.defaultStorageBytes;
+    if (workspace.storage_used_bytes + size > limit) {
+      throw new SvcError('storage_quota_exceeded', `This upload would take the workspace past its storage quota of ${mebibytes(limit)} MiB (${mebibytes(workspace.storage_used_bytes)} MiB in use)`, {
+        hint: 'delete files you no longer need (svc files delete UID), or ask the operator to raise it (svc admin workspace update WS --storage-mb N)',
+      });
+    }
+    ctx.stores.files.insert({ uid, workspaceId, filename, mimetype, size, content: input.content, now });
+    ctx.stores.workspaces.addStorage(workspaceId, size);
+    return fileDto(ctx.stores.files.byUid(workspaceId, uid) as FileRow);
+  });
 }
+
+const mebibytes = (bytes: number): string => (bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1);
 
 /** A file of this workspace, or not_found. */
 export function fileOfWorkspace(ctx: EngineContext, workspaceId: number, uid: string): FileRow {
@@ -45,7 +59,11 @@ export function getFile(ctx: EngineContext, workspaceId: number, uid: string, li
 }
 
 export function deleteFile(ctx: EngineContext, workspaceId: number, uid: string): { deleted: true; uid: string } {
-  inWriteTransaction(ctx.db, () => ctx.stores.files.remove(fileOfWorkspace(ctx, workspaceId, uid).id, ctx.clock.now()));
+  inWriteTransaction(ctx.db, () => {
+    const file = fileOfWorkspace(ctx, workspaceId, uid);
+    ctx.stores.files.remove(file.id, ctx.clock.now());
+    ctx.stores.workspaces.addStorage(workspaceId, -file.size);
+  });
   return { deleted: true, uid };
 }
 

@@ -14,12 +14,17 @@ import { maxAttempts } from '../webhooks/retry-schedule.js';
 import { generateSecret, signedHeaders } from '../webhooks/signature.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { invalid, notFound } from './errors.js';
+import { conflict, invalid, notFound } from './errors.js';
 import { assertId } from './ids.js';
 import { webhookRuntime } from './webhook-runtime.js';
 
-/** A session not seen (no stream, no poll) for this long is removed when the next session opens. */
-export const LISTEN_SESSION_TTL_MS = 10 * 60_000;
+/**
+ * A session not seen (no stream, no poll) for this long is removed: when the next session opens, and by the
+ * server's maintenance sweep. An open stream marks its session seen every HEARTBEAT_WRITE_MS.
+ */
+export const LISTEN_SESSION_TTL_MS = 60_000;
+/** Open sessions one workspace may hold; each is a dozen subscriptions every event fans out to. */
+export const LISTEN_SESSIONS_PER_WORKSPACE = 5;
 /** How long a handed-out delivery stays leased; longer than the in-flight cap times the 5 s forward timeout. */
 export const LISTEN_LEASE_MS = 60_000;
 /** Deliveries handed out and not yet reported, per session; bounds what a slow local app can hold. */
@@ -100,6 +105,12 @@ export function listenSessions(ctx: EngineContext, workspaceId: number): ListenS
       const id = `ls_${randomBytes(12).toString('hex')}`;
       return inWriteTransaction(ctx.db, () => {
         store.removeStale(now - LISTEN_SESSION_TTL_MS);
+        if (store.countOpen(workspaceId) >= LISTEN_SESSIONS_PER_WORKSPACE) {
+          throw conflict(
+            `This workspace already has ${LISTEN_SESSIONS_PER_WORKSPACE} open listen sessions`,
+            'stop a running `svc webhooks listen` (Ctrl-C); a session whose stream is gone expires after a minute',
+          );
+        }
         const signing = secret();
         store.insertSession({ id, workspaceId, events, secret: signing, now });
         for (const eventType of events) {
@@ -166,8 +177,13 @@ export function listenSessions(ctx: EngineContext, workspaceId: number): ListenS
         now,
         retryDelays: options.retryDelaysMs ?? ctx.config.webhookRetryDelaysMs,
       });
+      // Only a delivery this session was handed and has not answered yet takes a result: the route is
+      // outside the per-minute limit, so anything else is refused rather than silently absorbed.
       if (recorded.status === 'lease_lost') {
-        return { delivery_id: result.delivery_id, status: 'ignored', attempt: null, next_attempt_at: null };
+        throw conflict(
+          `delivery ${result.delivery_id} is not awaiting a result from this session`,
+          'report each delivery the stream pushed once; one whose lease ran out is pushed again',
+        );
       }
       return {
         delivery_id: result.delivery_id,

@@ -40,6 +40,13 @@ export function createWorkspace(
 export function ensureLocalWorkspace(ctx: EngineContext): CreatedWorkspace {
   return inWriteTransaction(ctx.db, () => {
     const existing = ctx.stores.workspaces.local();
+    // A server's data directory (it has workspaces, none of them Local) must not grow a Local workspace with
+    // its own credits just because a command ran there without a token.
+    if (existing === undefined && ctx.stores.workspaces.count() > 0) {
+      throw new SvcError('permission_denied', 'This data directory belongs to an instance with workspaces of its own, and has no Local workspace', {
+        hint: 'pass --token TOKEN (a workspace API token) or --workspace WS to say which workspace to act on',
+      });
+    }
     if (existing !== undefined) {
       const token = ctx.stores.workspaces.activeToken(existing.id);
       if (token !== undefined) return { workspace_id: existing.id, token };
@@ -79,6 +86,7 @@ export function workspaceDto(ctx: EngineContext, workspaceId: number): Workspace
       period_start: isoTime(row.quota_period_start),
       period_end: isoTime(quotaPeriod(row.created_at, row.quota_period_start).end),
     },
+    storage: { limit_bytes: row.storage_limit_bytes ?? ctx.config.defaultStorageBytes, used_bytes: row.storage_used_bytes },
     created_at: isoTime(row.created_at),
   };
 }
@@ -101,6 +109,10 @@ export function updateWorkspace(ctx: EngineContext, workspaceId: number, input: 
       next.send_interval_ms = input.send_interval_ms;
     }
     if (input.owner_email !== undefined) next.owner_email = checkOwnerEmail(input.owner_email);
+    if (input.storage_mb !== undefined) {
+      if (input.storage_mb !== null) assertNonNegativeInteger('storage quota', input.storage_mb);
+      next.storage_limit_bytes = input.storage_mb === null ? null : input.storage_mb * 1024 * 1024;
+    }
     if (next.send_interval_ms !== null && next.plan !== 'business') {
       throw new SvcError('permission_denied', 'The send interval can be changed on the Business plan only', {
         hint: 'add --plan business, or leave the interval at its default',

@@ -9,6 +9,7 @@ import { startConnectFeed } from '../partner/connect-feed.js';
 import { connectPageHeaders, connectPageMode, generateCspNonce, renderConnectPage, renderQrSvg } from '../partner/connect-page.js';
 import { connectPath, pairingPayload, qrLinkState } from '../partner/pairing.js';
 import { EVENT_STREAM_HEADERS, type RouteContext } from './route-context.js';
+import { STREAMS_PER_LINK, clientStreamKey } from './stream-limits.js';
 
 const codeParams = {
   type: 'object',
@@ -57,10 +58,15 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
 
   app.get<{ Params: CodeParams }>(
     '/:code/events',
-    { schema: { hide: true, params: codeParams }, config: { rateLimit: false } },
+    // Counted by the per-minute limit when opened, and capped while open (stream-limits.ts).
+    { schema: { hide: true, params: codeParams } },
     (request, reply) => {
       const { code } = request.params;
       if (engine.connect.snapshot(code) === null) throw notFound('connection link');
+      const release = ctx.streams.open([
+        clientStreamKey(request.ip),
+        { key: `link:${code}`, cap: STREAMS_PER_LINK, what: 'on this connection link' },
+      ]);
       reply.hijack();
       reply.raw.writeHead(200, EVENT_STREAM_HEADERS);
       // The feed polls the database, so a scan made by another process (svc sim scan) shows up too.
@@ -72,6 +78,7 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
         end: () => reply.raw.end(),
       });
       const end = () => {
+        release();
         feed.stop();
         open.delete(end);
         reply.raw.end();

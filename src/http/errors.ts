@@ -4,7 +4,7 @@
  * catalogue codes here; anything unexpected becomes a generic 500 so no internals or secrets leak.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { SvcError, isSvcError } from '../engine/errors.js';
+import { SvcError, fromStorageError, isSvcError } from '../engine/errors.js';
 
 /** The error body of SPEC.md 2.3 with DESIGN.md's `error_code`. */
 export interface ErrorBody {
@@ -39,6 +39,8 @@ const frameworkMessages: Record<string, string> = {
 /** Maps anything thrown while serving a request onto the catalogue; `null` means unexpected (a 500). */
 export const toSvcError = (error: unknown): SvcError | null => {
   if (isSvcError(error)) return error;
+  const storage = fromStorageError(error);
+  if (storage !== null) return storage;
   const fastifyError = error as Partial<FastifyError> & { validation?: unknown };
   if (fastifyError === null || typeof fastifyError !== 'object') return null;
   if (fastifyError.validation !== undefined) {
@@ -68,6 +70,9 @@ export const buildErrorHandler =
     if (mapped !== null) {
       // An unauthorized error thrown by a route still obeys SPEC.md section 5: no body.
       if (mapped.code === 'unauthorized') return reply.code(401).send();
+      if (mapped.code === 'unavailable' || mapped.code === 'insufficient_storage') {
+        reply.header('retry-after', String(mapped.details?.['retryAfterSec'] ?? 5));
+      }
       return reply.code(mapped.status).send(errorBody(mapped));
     }
     request.log.error({ err: error }, 'unexpected error');

@@ -10,6 +10,7 @@ import { startListenFeed } from '../webhooks/listen-feed.js';
 import { workspaceIdOf } from './auth.js';
 import { EVENT_STREAM_HEADERS, type RouteGroup, ok } from './route-context.js';
 import { type JsonSchema, responses } from './schemas/common-schemas.js';
+import { STREAMS_PER_LISTEN_SESSION, clientStreamKey } from './stream-limits.js';
 
 const tags = ['webhooks listen'];
 
@@ -52,11 +53,14 @@ const reportSchema: JsonSchema = {
   required: ['delivery_id', 'status', 'attempt', 'next_attempt_at'],
   properties: {
     delivery_id: { type: 'integer' },
-    status: { type: 'string', enum: ['succeeded', 'retry_scheduled', 'failed', 'ignored'] },
+    status: { type: 'string', enum: ['succeeded', 'retry_scheduled', 'failed'] },
     attempt: { type: ['integer', 'null'] },
     next_attempt_at: { type: ['string', 'null'] },
   },
 };
+
+/** Results one token may post a minute: room for 100 forwarded deliveries a second. */
+export const LISTEN_RESULTS_PER_MINUTE = 6_000;
 
 /** POST /webhooks/listen, GET /webhooks/listen/secret, GET /webhooks/listen/:id/stream, POST .../results, DELETE .../:id. */
 export const listenRoutes: RouteGroup = async (app, ctx) => {
@@ -104,12 +108,15 @@ export const listenRoutes: RouteGroup = async (app, ctx) => {
         summary: 'Server-Sent Events: `ready`, then `delivery` per due delivery (signed), `heartbeat`, `closed`',
         params: sessionParams,
       },
-      // One long request; counting it against the per-minute limit would mean nothing.
-      config: { rateLimit: false },
+      // Counted by the per-minute limit when opened, and capped while open (stream-limits.ts).
     },
     (request, reply) => {
       const api = listen(request);
       const { id } = api.get(request.params.id); // not_found answers with the error body, before the stream starts
+      const release = ctx.streams.open([
+        clientStreamKey(request.ip),
+        { key: `listen:${id}`, cap: STREAMS_PER_LISTEN_SESSION, what: 'on this listen session' },
+      ]);
       // Only one stream serves a session: whatever an earlier (dropped) stream held is handed out again now.
       api.takeOver(id);
       reply.hijack();
@@ -123,6 +130,7 @@ export const listenRoutes: RouteGroup = async (app, ctx) => {
       });
       reply.raw.on('drain', () => feed.drained());
       const end = () => {
+        release();
         open.delete(end);
         feed.stop();
       };
@@ -143,9 +151,11 @@ export const listenRoutes: RouteGroup = async (app, ctx) => {
         body: resultBody,
         response: responses(reportSchema),
       },
-      // One per delivery the server itself pushed (at most LISTEN_IN_FLIGHT_CAP unreported): a busy workspace
-      // must not lose results to the per-minute limit, which would only cause duplicate forwards later.
-      config: { rateLimit: false },
+      // Outside the per-minute limit: a busy workspace must not lose results to it, which would only cause
+      // duplicate forwards later. Bounded by design instead: the engine takes a result only for a delivery it
+      // pushed to this session and has not heard back about (at most LISTEN_IN_FLIGHT_CAP); anything else is a
+      // 409. A bucket of its own, 10x the default limit, still caps what a client sending bogus results costs.
+      config: { rateLimit: { max: LISTEN_RESULTS_PER_MINUTE, timeWindow: 60_000 } },
     },
     async (request) => ok(listen(request).report(request.params.id, request.body)),
   );

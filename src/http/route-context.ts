@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Engine, WorkspaceApi } from '../engine/engine-api.js';
 import { workspaceIdOf } from './auth.js';
+import { createStreamLimiter, type StreamLimiter } from './stream-limits.js';
 
 /** Options handed to every route group plugin. */
 export interface RouteContext {
@@ -13,13 +14,16 @@ export interface RouteContext {
   publicUrl?: string | undefined;
   /** Largest accepted upload, in bytes. */
   fileLimitBytes?: number | undefined;
+  /** Open event streams, counted across every route that serves them. */
+  streams: StreamLimiter;
 }
 
 /** Only the route context of `options`: plugin options also hold Fastify's own (`prefix`), which groups must not repeat. */
-export const routeContextOf = (options: RouteContext): RouteContext => ({
+export const routeContextOf = (options: Omit<RouteContext, 'streams'> & { streams?: StreamLimiter }): RouteContext => ({
   engine: options.engine,
   publicUrl: options.publicUrl,
   fileLimitBytes: options.fileLimitBytes,
+  streams: options.streams ?? createStreamLimiter(),
 });
 
 /** A group of routes registered as a Fastify plugin; groups inside `/api` inherit its auth and OpenAPI. */

@@ -36,11 +36,20 @@ export interface RunningServer {
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
+/**
+ * SQLite waits for another process's write lock synchronously, which stops the whole event loop: a backup or
+ * a local `svc` command holding the lock for seconds would freeze every request, /healthz included. The
+ * server waits this long at most, then answers 503 with Retry-After (reads never wait: WAL readers do not block).
+ */
+export const SERVER_BUSY_TIMEOUT_MS = 20;
+
 /** Serves the engine of `opts.dataDir` until `close()` is called. */
 export async function serve(opts: ServeOptions): Promise<RunningServer> {
   const engine = openEngine({
     dataDir: opts.dataDir,
     dev: opts.dev,
+    checkIntegrity: true,
+    busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
     ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
     ...(opts.webhookRetryDelaysMs === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelaysMs }),
     ...(opts.sendLeaseMs === undefined ? {} : { sendLeaseMs: opts.sendLeaseMs }),

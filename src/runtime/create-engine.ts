@@ -6,6 +6,7 @@ import { createWebhookRunner } from '../workers/webhook-runner.js';
 import { createOwnerMailer, type OwnerMailerOptions } from '../workers/owner-mailer.js';
 import type { SmtpSettings } from '../workers/smtp.js';
 import { createWorkerRunner, type JobRunner } from '../workers/worker-runner.js';
+import { createMaintenanceRunner } from '../workers/maintenance.js';
 import type { SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
 import { listAccounts } from '../engine/accounts.js';
@@ -80,7 +81,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
   });
   const mailer = parts.smtp === undefined ? [] : [createOwnerMailer(ctx, parts.smtp, parts.ownerMailer)];
   const workers = createWorkerRunner(
-    [createSendDispatcher(ctx), webhookRunner, ...mailer, ...(parts.runners?.(ctx) ?? [])],
+    [createSendDispatcher(ctx), webhookRunner, createMaintenanceRunner(ctx), ...mailer, ...(parts.runners?.(ctx) ?? [])],
     clock,
     ctx.logger,
   );

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../store/database.js';
+import { checkIntegrity, openDatabase } from '../store/database.js';
 import type { Clock, Random } from '../engine/clock.js';
 import type { Logger } from '../engine/context.js';
 import { createEngine } from './create-engine.js';
@@ -23,6 +23,10 @@ export interface OpenEngineOptions {
   smtp?: SmtpSettings;
   /** Where the mailer reports failed sends (the server's output). */
   mailLog?: (line: string) => void;
+  /** Read every page first and refuse a damaged database (svc serve, before it starts listening). */
+  checkIntegrity?: boolean;
+  /** How long a write waits for another process's lock before answering "busy" (default 10 s). */
+  busyTimeoutMs?: number;
 }
 
 /** The default data directory: `SVC_HOME`, else `~/.local/share/svc`. */
@@ -33,7 +37,16 @@ export const databasePath = (dataDir: string): string => join(dataDir, 'svc.db')
 
 /** Opens the engine over the database in `dataDir`, migrating it first. Workers are not started. */
 export function openEngine(options: OpenEngineOptions): Engine {
-  const db = openDatabase(databasePath(options.dataDir));
+  const path = databasePath(options.dataDir);
+  const db = openDatabase(path, options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs });
+  if (options.checkIntegrity === true) {
+    try {
+      checkIntegrity(db, path);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
   return createEngine({
     db,
     ...(options.clock === undefined ? {} : { clock: options.clock }),

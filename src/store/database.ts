@@ -1,24 +1,47 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations/index.js';
+import { SvcError } from '../wire/errors.js';
+import { type DataFileState, prepareDataFile } from './data-directory.js';
 
 export type Db = Database.Database;
 
 export interface OpenOptions {
-  /** Milliseconds a writer waits for another process's lock before failing. */
+  /** Milliseconds a writer waits for another process's lock before failing with SQLITE_BUSY. */
   busyTimeoutMs?: number;
 }
+
+/** Why a database cannot be opened, with what to do; raised before anything is written. */
+const cannotOpen = (message: string, hint: string): SvcError => new SvcError('unavailable', message, { hint });
 
 /**
  * Opens (creating when missing) the SQLite database at `path`, or an in-memory one for ':memory:'.
  * WAL lets the server, an admin command and a CLI share one file; `synchronous=NORMAL` in WAL keeps
  * every committed transaction across a process crash (only a power loss can drop the last ones).
+ * In a data directory this process may not write to, the database is opened as a read-only snapshot.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
-  if (path !== ':memory:') createOwnerOnlyFile(path);
+  const state: DataFileState = path === ':memory:' ? 'new' : prepareDataFile(path);
+  if (state === 'read-only') return openReadOnlySnapshot(path);
   const db = new Database(path);
+  try {
+    configure(db, path, options);
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw damaged(error, path) ?? error;
+  }
+  return db;
+}
+
+function configure(db: Db, path: string, options: OpenOptions): void {
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+  // Pages freed by deleting files go back to the file system (the maintenance sweep runs incremental_vacuum).
+  // Set before the first table exists; an older database is converted once by the VACUUM below.
+  if ((db.pragma('auto_vacuum', { simple: true }) as number) !== 2) {
+    db.pragma('auto_vacuum = INCREMENTAL');
+    if (schemaVersion(db) > 0) db.exec('VACUUM');
+  }
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   // Keep the hot indexes in memory: a bigger page cache and memory-mapped reads spare a system call
@@ -26,15 +49,58 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   db.pragma('cache_size = -65536');
   db.pragma('mmap_size = 268435456');
   db.pragma('foreign_keys = ON');
-  migrate(db);
+}
+
+/**
+ * Even a reader of a WAL database writes its -shm index next to it, which a read-only directory forbids. The
+ * file is read whole into memory instead, marked read-only: reads work, every write fails with
+ * SQLITE_READONLY. Changes still in a -wal file would be missed, so that case is refused.
+ */
+function openReadOnlySnapshot(path: string): Db {
+  let image: Buffer;
+  try {
+    image = readFileSync(path);
+  } catch (error) {
+    throw cannotOpen(`Cannot read ${path}: ${(error as Error).message}`, 'check the permissions of the data directory');
+  }
+  // Bytes 18-19 name the journal mode; an in-memory copy has no WAL to read.
+  image[18] = 1;
+  image[19] = 1;
+  const db = new Database(image, { readonly: true });
+  try {
+    db.pragma('foreign_keys = ON');
+    if (schemaVersion(db) < MIGRATIONS.length) {
+      throw cannotOpen(`${path} needs a schema upgrade, which a read-only data directory does not allow`, 'run svc once with write access to the data directory');
+    }
+  } catch (error) {
+    db.close();
+    throw damaged(error, path) ?? error;
+  }
   return db;
 }
 
-/** The database holds tokens and secrets: it is created readable by its owner only. */
-function createOwnerOnlyFile(path: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
-  chmodSync(path, 0o600);
+/** SQLite's answer to a file that is not a database, or a damaged one, as advice. */
+function damaged(error: unknown, path: string): SvcError | null {
+  const code = (error as { code?: string }).code ?? '';
+  if (!code.startsWith('SQLITE_CORRUPT') && code !== 'SQLITE_NOTADB') return null;
+  return cannotOpen(
+    `${path} is damaged or is not an svc database (${code})`,
+    'restore svc.db from a backup (stop every svc process first), or move the data directory away to start a fresh instance',
+  );
+}
+
+/**
+ * Reads every page of the database and refuses a damaged one, so `svc serve` fails at start-up with advice
+ * rather than later in a worker. Costs about a second per GiB.
+ */
+export function checkIntegrity(db: Db, path: string): void {
+  let result: string;
+  try {
+    result = db.pragma('quick_check', { simple: true }) as string;
+  } catch (error) {
+    throw damaged(error, path) ?? error;
+  }
+  if (result !== 'ok') throw damaged(Object.assign(new Error(result), { code: 'SQLITE_CORRUPT' }), path) as SvcError;
 }
 
 /** Applies, in order and each in its own transaction, every migration newer than `user_version`. */

@@ -18,9 +18,13 @@ export interface ListenSessionRow {
 export function createListenStore(db: Db) {
   const insertSession = db.prepare(`INSERT INTO listen_sessions (id, workspace_id, events, secret, last_seen_at, created_at)
     VALUES (@id, @workspaceId, @events, @secret, @now, @now)`);
+  // Listener subscriptions count down from -1: AUTOINCREMENT only advances on ids above its high-water mark,
+  // so listeners never burn the ids `svc webhooks create` hands out (these rows are never shown by id).
   const insertSubscription = db.prepare(`INSERT INTO webhook_subscriptions
-    (workspace_id, event_type, url, enabled, secret, listen_session_id, created_at, updated_at)
-    VALUES (@workspaceId, @eventType, @url, 1, @secret, @sessionId, @now, @now)`);
+    (id, workspace_id, event_type, url, enabled, secret, listen_session_id, created_at, updated_at)
+    VALUES (MIN(-1, (SELECT COALESCE(MIN(id), 0) FROM webhook_subscriptions) - 1),
+            @workspaceId, @eventType, @url, 1, @secret, @sessionId, @now, @now)`);
+  const countOpen = db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM listen_sessions WHERE workspace_id = ?');
   const byId = db.prepare<[string, number], ListenSessionRow>('SELECT * FROM listen_sessions WHERE id = ? AND workspace_id = ?');
   const touch = db.prepare('UPDATE listen_sessions SET last_seen_at = @now WHERE id = @id');
   // Deleting the subscriptions cascades to their deliveries and attempt log; done explicitly rather than
@@ -53,6 +57,7 @@ export function createListenStore(db: Db) {
     insertSubscription: (s: { sessionId: string; workspaceId: number; eventType: string; url: string; secret: string; now: number }): number =>
       Number(insertSubscription.run(s).lastInsertRowid),
     byId: (id: string, workspaceId: number): ListenSessionRow | undefined => byId.get(id, workspaceId),
+    countOpen: (workspaceId: number): number => countOpen.get(workspaceId)?.n ?? 0,
     touch: (id: string, now: number): void => void touch.run({ id, now }),
     /** Removes a session with its subscriptions and their deliveries. Call inside a write transaction. */
     remove,

@@ -32,10 +32,12 @@ function statementsOf(db: Db): TransactionStatements {
  * Runs `fn` in an IMMEDIATE transaction: the write lock is taken first, so check-then-write is atomic across
  * processes. Inside an open transaction it simply runs `fn`: an error propagates to the enclosing boundary
  * (the outer transaction, or a savepoint a caller opened with `inSavepoint`), which undoes everything
- * since. The statements are prepared once per connection: this sits on every request's path.
+ * since. On a read-only snapshot it runs `fn` as it is. The statements are prepared once per connection: this sits on every request's path.
  */
 export function inWriteTransaction<T>(db: Db, fn: () => T): T {
-  if (db.inTransaction) return fn();
+  // A read-only snapshot (a data directory svc may not write) has nothing to lock: reads inside fn work,
+  // and the first write fails with SQLITE_READONLY before anything changes.
+  if (db.inTransaction || db.readonly) return fn();
   const s = statementsOf(db);
   s.begin.run();
   try {

@@ -12,6 +12,9 @@ export interface WorkspaceRow {
   quota_total: number;
   quota_used: number;
   quota_period_start: number;
+  /** NULL: the server's default storage quota. */
+  storage_limit_bytes: number | null;
+  storage_used_bytes: number;
   created_at: number;
 }
 
@@ -34,11 +37,14 @@ export function createWorkspaceStore(db: Db) {
      VALUES (@name, @plan, @isLocal, @partnerId, @ownerEmail, @seatsPurchased, @quotaTotal, @now, @now)`,
   );
   const byId = db.prepare<[number], WorkspaceRow>('SELECT * FROM workspaces WHERE id = ?');
+  const count = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM workspaces');
   const local = db.prepare<[], WorkspaceRow>('SELECT * FROM workspaces WHERE is_local = 1 ORDER BY id LIMIT 1');
   const update = db.prepare(
     `UPDATE workspaces SET name = @name, plan = @plan, seats_purchased = @seats_purchased,
-       send_interval_ms = @send_interval_ms, quota_total = @quota_total, owner_email = @owner_email WHERE id = @id`,
+       send_interval_ms = @send_interval_ms, quota_total = @quota_total, owner_email = @owner_email,
+       storage_limit_bytes = @storage_limit_bytes WHERE id = @id`,
   );
+  const addStorage = db.prepare('UPDATE workspaces SET storage_used_bytes = MAX(0, storage_used_bytes + ?) WHERE id = ?');
   const setUsed = db.prepare('UPDATE workspaces SET quota_used = ?, quota_period_start = ? WHERE id = ?');
   const addUsed = db.prepare('UPDATE workspaces SET quota_used = quota_used + ? WHERE id = ?');
   const ledger = db.prepare(
@@ -72,9 +78,12 @@ export function createWorkspaceStore(db: Db) {
       Number(insert.run({ ...w, isLocal: w.isLocal ? 1 : 0 }).lastInsertRowid),
     byId: (id: number): WorkspaceRow | undefined => byId.get(id),
     local: (): WorkspaceRow | undefined => local.get(),
+    count: (): number => count.get()?.n ?? 0,
     update: (row: WorkspaceRow): void => void update.run(row),
     resetPeriod: (id: number, periodStart: number): void => void setUsed.run(0, periodStart, id),
     addUsed: (id: number, delta: number): void => void addUsed.run(delta, id),
+    /** Moves the workspace's stored-bytes total by `delta` (an upload adds, a delete subtracts). */
+    addStorage: (id: number, delta: number): void => void addStorage.run(delta, id),
     recordCredit: (workspaceId: number, messageId: number | null, delta: number, reason: string, now: number) =>
       void ledger.run(workspaceId, messageId, delta, reason, now),
     isRestored: (messageId: number): boolean => hasRestore.get(messageId) !== undefined,

@@ -46,14 +46,13 @@ export interface ListenResultInput {
   error: string | null;
 }
 
-/** What became of the attempt: done, to be retried, given up (counted in `errors_counter`), or ignored. */
+/**
+ * What became of the attempt: done, to be retried, or given up (counted in `errors_counter`). A result for a
+ * delivery no longer leased to the session (reported twice, or its lease ran out) is a 409 instead.
+ */
 export interface ListenReportDto {
   delivery_id: number;
-  /**
-   * `ignored`: the delivery was no longer leased to this session (reported twice, or its lease ran out and
-   * it was handed out again), so nothing was recorded.
-   */
-  status: 'succeeded' | 'retry_scheduled' | 'failed' | 'ignored';
+  status: 'succeeded' | 'retry_scheduled' | 'failed';
   attempt: number | null;
   next_attempt_at: string | null;
 }

@@ -111,6 +111,8 @@ export interface WorkspaceDto {
   seats_used: number;
   send_interval_ms: number | null;
   messaging_quota: MessagingQuotaDto;
+  /** Bytes of live files: the quota (`svc admin workspace update --storage-mb`) and what is in use. */
+  storage: { limit_bytes: number; used_bytes: number };
   created_at: string;
 }
 
@@ -191,6 +193,8 @@ export interface AdminWorkspaceUpdateInput {
   send_interval_ms?: number | null;
   /** Where failure notices go; null removes the address. */
   owner_email?: string | null;
+  /** Storage quota in MiB; null restores the server's default (1 GiB). */
+  storage_mb?: number | null;
 }
 
 export interface CreatedWorkspace {

@@ -58,7 +58,13 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
     let inFlight: Promise<number> = Promise.resolve(0);
     const schedule = () => {
       if (!running) return;
-      const due = runner.nextDueAt();
+      let due: number | null = null;
+      try {
+        due = runner.nextDueAt();
+      } catch (error) {
+        // A failing read (a busy or damaged database) must not escape the timer: try again at the next poll.
+        logger.error(`${runner.name} worker failed`, { error: String(error) });
+      }
       const wait = due === null ? pollMs : Math.max(0, Math.min(pollMs, due - clock.now()));
       timer = setTimeout(tick, wait);
       timer.unref?.();

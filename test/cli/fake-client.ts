@@ -64,6 +64,7 @@ export const sampleWorkspace = (): WorkspaceDto => ({
     period_start: '2026-01-01T00:00:00.000Z',
     period_end: '2026-02-01T00:00:00.000Z',
   },
+  storage: { limit_bytes: 1073741824, used_bytes: 0 },
   created_at: '2026-01-01T00:00:00.000Z',
 });
 

@@ -84,6 +84,7 @@ const workspaceDto: WorkspaceDto = {
     period_start: CREATED_AT,
     period_end: CREATED_AT,
   },
+  storage: { limit_bytes: 1073741824, used_bytes: 0 },
   created_at: CREATED_AT,
 };
 

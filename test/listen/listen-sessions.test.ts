@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { FakeClock } from '../../src/engine/clock.js';
 import { LISTEN_LEASE_MS, LISTEN_SESSION_TTL_MS } from '../../src/engine/listen-sessions.js';
+import { expectSvcError } from '../support/engine-fixtures.js';
 import { testEngine } from '../support/test-engine.js';
 
 describe('listen sessions (engine)', () => {
@@ -50,7 +51,7 @@ describe('listen sessions (engine)', () => {
     expect(again).toMatchObject({ id: held!.id, attempt: 1, webhook_id: held!.webhook_id });
     const result = { delivery_id: held!.id, status_code: 200, duration_ms: 3, error: null };
     expect(listen.report(session.id, result).status).toBe('succeeded');
-    expect(listen.report(session.id, result).status).toBe('ignored');
+    expectSvcError(() => listen.report(session.id, result), 'conflict');
   });
 
   it('report: a 500 is retried after the configured delays, then counted once in errors_counter', () => {
@@ -75,7 +76,8 @@ describe('listen sessions (engine)', () => {
     const other = listen.open({ events: ['message:received:new'] });
     receive();
     const [mine] = listen.claim(session.id);
-    expect(listen.report(other.id, { delivery_id: mine!.id, status_code: 200, duration_ms: 1, error: null }).status).toBe('ignored');
+    expectSvcError(() => listen.report(other.id, { delivery_id: mine!.id, status_code: 200, duration_ms: 1, error: null }), 'conflict');
+    expectSvcError(() => listen.report(session.id, { delivery_id: 999_999, status_code: 200, duration_ms: 1, error: null }), 'conflict');
   });
 
   it('close: removes the session, its subscriptions and their deliveries; the session is gone afterwards', () => {

@@ -43,13 +43,13 @@ describe('partner JWT refusals over HTTP', () => {
     expect(await refusal(craft({ alg, typ: 'JWT' }, claims()))).toEqual({ status: 401, rule: 'algorithm_not_allowed' });
   });
 
-  it('GET /partner/me: HS256 with the signature stripped or replaced is invalid_signature', async () => {
+  it('GET /partner/me: HS256 with the signature stripped or replaced is invalid_credentials', async () => {
     fx = partnerFixture();
     expect((await refusal(craft({ alg: 'HS256' }, claims(), null))).status).toBe(401);
-    expect(await refusal(craft({ alg: 'HS256' }, claims(), null, 'AAAA'))).toEqual({ status: 401, rule: 'invalid_signature' });
+    expect(await refusal(craft({ alg: 'HS256' }, claims(), null, 'AAAA'))).toEqual({ status: 401, rule: 'invalid_credentials' });
     // A valid signature of other claims, moved onto a payload naming a longer expiry.
     const [, , signature] = signPartnerJwt(fx.partner.partner_id, fx.partner.partner_secret, fx.clock).split('.');
-    expect(await refusal(craft({ alg: 'HS256', typ: 'JWT' }, claims({ exp: nowSec() + 600 }), null, signature))).toEqual({ status: 401, rule: 'invalid_signature' });
+    expect(await refusal(craft({ alg: 'HS256', typ: 'JWT' }, claims({ exp: nowSec() + 600 }), null, signature))).toEqual({ status: 401, rule: 'invalid_credentials' });
   });
 
   it('GET /partner/me: a critical header the server does not understand is refused', async () => {
@@ -86,8 +86,8 @@ describe('partner JWT refusals over HTTP', () => {
     const token = signPartnerJwt(fx.partner.partner_id, fx.partner.partner_secret, fx.clock);
     expect((await refusal(token, fx.partner.partner_id.toUpperCase())).status).toBe(401);
     // Verified with the other partner's secret, so the signature is what fails.
-    expect(await refusal(token, fx.other.partner_id)).toEqual({ status: 401, rule: 'invalid_signature' });
-    expect(await refusal(token, `${fx.partner.partner_id}, ${fx.other.partner_id}`)).toEqual({ status: 401, rule: 'unknown_partner' });
+    expect(await refusal(token, fx.other.partner_id)).toEqual({ status: 401, rule: 'invalid_credentials' });
+    expect(await refusal(token, `${fx.partner.partner_id}, ${fx.other.partner_id}`)).toEqual({ status: 401, rule: 'invalid_credentials' });
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
-const SOURCE_DIRS = ['engine', 'runtime', 'store', 'network', 'workers', 'client', 'partner', 'webhooks'];
+const SOURCE_DIRS = ['wire', 'engine', 'runtime', 'store', 'network', 'workers', 'client', 'partner', 'webhooks'];
 
 /**
  * Transpiles the engine's sources (no type check) into `outDir`, so code outside vitest's transform,

@@ -49,14 +49,18 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
     .addOption(planOption())
     .option('--send-interval <ms>', 'spacing between sends in ms (business plan only); "default" restores ~2 s random', interval)
     .option('--owner-email <email>', 'e-mail of the owner (failure notices); "none" removes it')
-    .action(async (ws: number, opts: { quota?: number; plan?: Plan; sendInterval?: number | 'default'; ownerEmail?: string }) => {
+    .option('--storage-mb <n>', 'storage quota for files in MiB; "default" restores 1 GiB', storageMb)
+    .action(async (ws: number, opts: { quota?: number; plan?: Plan; sendInterval?: number | 'default'; ownerEmail?: string; storageMb?: number | 'default' }) => {
       const input: AdminWorkspaceUpdateInput = {
         ...(opts.quota === undefined ? {} : { quota: opts.quota }),
         ...(opts.plan === undefined ? {} : { plan: opts.plan }),
         ...(opts.sendInterval === undefined ? {} : { send_interval_ms: opts.sendInterval === 'default' ? null : opts.sendInterval }),
         ...(opts.ownerEmail === undefined ? {} : { owner_email: opts.ownerEmail === 'none' ? null : opts.ownerEmail }),
+        ...(opts.storageMb === undefined ? {} : { storage_mb: opts.storageMb === 'default' ? null : opts.storageMb }),
       };
-      if (Object.keys(input).length === 0) throw usageError('nothing to change: pass --quota, --plan, --send-interval or --owner-email');
+      if (Object.keys(input).length === 0) {
+        throw usageError('nothing to change: pass --quota, --plan, --send-interval, --owner-email or --storage-mb');
+      }
       const updated = await withEngine(ctx, (engine) => engine.admin.updateWorkspace(ws, input));
       ctx.output.result(updated, workspaceView(updated));
     });
@@ -87,6 +91,8 @@ function registerAdminPartner(admin: Command, ctx: CliContext): void {
 function interval(value: string): number | 'default' {
   return value === 'default' ? 'default' : nonNegativeInt(value);
 }
+
+const storageMb = interval;
 
 /** Opens the engine of the configured data directory for one operation and always closes it. */
 async function withEngine<T>(ctx: CliContext, run: (engine: Engine) => T): Promise<T> {

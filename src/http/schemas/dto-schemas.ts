@@ -87,6 +87,7 @@ export const workspaceSchema = object('Workspace', {
     period_start: time,
     period_end: time,
   }),
+  storage: object('StorageQuota', { limit_bytes: int, used_bytes: int }),
   created_at: time,
 });
 

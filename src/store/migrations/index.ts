@@ -3,6 +3,7 @@ import { WEBHOOKS_SCHEMA } from './002-webhooks.js';
 import { PARTNER_SCHEMA } from './003-partner.js';
 import { DELIVERY_INDEXES_SCHEMA } from './004-delivery-indexes.js';
 import { OWNER_MAIL_SCHEMA } from './005-owner-mail.js';
+import { LIMITS_SCHEMA } from './006-limits.js';
 
 export interface Migration {
   version: number;
@@ -17,4 +18,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'partner', sql: PARTNER_SCHEMA },
   { version: 4, name: 'delivery-indexes', sql: DELIVERY_INDEXES_SCHEMA },
   { version: 5, name: 'owner-mail', sql: OWNER_MAIL_SCHEMA },
+  { version: 6, name: 'limits', sql: LIMITS_SCHEMA },
 ];

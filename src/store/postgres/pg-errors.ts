@@ -3,7 +3,7 @@
  * connections, a socket cut mid-query) are "unavailable": the HTTP edge answers 503 with an error body and
  * the client may retry. Serialization failures and deadlocks are retried by the transaction runner itself.
  */
-import { SvcError } from '../../engine/errors.js';
+import { SvcError } from '../../wire/errors.js';
 
 interface PgLikeError {
   code?: string;

@@ -4,6 +4,7 @@ import { WEBHOOKS_SCHEMA_PG } from './002-webhooks.js';
 import { PARTNER_SCHEMA_PG } from './003-partner.js';
 import { DELIVERY_INDEXES_SCHEMA_PG } from './004-delivery-indexes.js';
 import { OWNER_MAIL_SCHEMA_PG } from './005-owner-mail.js';
+import { LIMITS_SCHEMA_PG } from './006-limits.js';
 
 /** PostgreSQL's migrations: forward-only, the same version numbers and names as SQLite's (src/store/migrations). */
 export const PG_MIGRATIONS: readonly Migration[] = [
@@ -12,4 +13,5 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'partner', sql: PARTNER_SCHEMA_PG },
   { version: 4, name: 'delivery-indexes', sql: DELIVERY_INDEXES_SCHEMA_PG },
   { version: 5, name: 'owner-mail', sql: OWNER_MAIL_SCHEMA_PG },
+  { version: 6, name: 'limits', sql: LIMITS_SCHEMA_PG },
 ];

@@ -1,0 +1,131 @@
+/** Damaged storage and bad paths, as an operator meets them: the real `svc` binary in its own process. */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ProfileStore } from '../../src/client/config.js';
+import { BIN } from './svc-process.js';
+
+const fresh = (prefix = 'svc-data-') => mkdtempSync(join(tmpdir(), prefix));
+
+function svc(args: string[], options: { home?: string; asUser?: number } = {}) {
+  const home = options.home ?? fresh('svc-cfg-');
+  const env = { ...process.env, SVC_CONFIG_DIR: join(home, 'config'), SVC_HOME: join(home, 'data'), HOME: home, NO_COLOR: '1' };
+  const command = options.asUser === undefined ? [process.execPath, BIN, ...args] : ['setpriv', `--reuid=${options.asUser}`, `--regid=${options.asUser}`, '--clear-groups', process.execPath, BIN, ...args];
+  const started = Date.now();
+  const result = spawnSync(command[0] as string, command.slice(1), { env, encoding: 'utf8', timeout: 15_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, ms: Date.now() - started };
+}
+
+/** A data directory with a Local workspace and one message in it. */
+function seeded(): string {
+  const dir = fresh();
+  expect(svc(['send', '--phone', '+14155550100', '--text', 'seed', '--data', dir]).code).toBe(0);
+  return dir;
+}
+
+describe('data directory: bad paths fail fast with advice', () => {
+  it('--data naming a file, or a path under it, exits 1 within a second', () => {
+    const file = join(fresh(), 'not-a-dir');
+    writeFileSync(file, 'x');
+    for (const data of [file, join(file, 'below')]) {
+      const run = svc(['chats', 'list', '--data', data]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/file/);
+      expect(run.stderr).toMatch(/hint: .*--data/);
+      expect(run.ms).toBeLessThan(3000); // includes starting node; the check itself is a few stats
+    }
+  });
+
+  it('--data under /proc exits 1 at once instead of spinning', () => {
+    const run = svc(['chats', 'list', '--data', '/proc/svc-nonexistent/data']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Cannot create the data directory/);
+    expect(run.ms).toBeLessThan(3000);
+  });
+
+  it('an existing data directory made 0755 becomes 0700; so does the profile folder whatever the umask', () => {
+    const dir = fresh();
+    chmodSync(dir, 0o755);
+    const home = fresh('svc-cfg-');
+    mkdirSync(join(home, 'config'), { mode: 0o777 });
+    chmodSync(join(home, 'config'), 0o777);
+    expect(svc(['chats', 'list', '--data', dir], { home }).code).toBe(0);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'svc.db')).mode & 0o777).toBe(0o600);
+    const previous = process.umask(0o000);
+    try {
+      new ProfileStore({ SVC_CONFIG_DIR: join(home, 'config') }).save('p', { base_url: 'http://127.0.0.1:9/api' });
+    } finally {
+      process.umask(previous);
+    }
+    expect(statSync(join(home, 'config')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, 'config', 'config.json')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('data directory: damaged storage', () => {
+  it('an emptied svc.db is refused with how to restore it, and left as it is', () => {
+    const dir = seeded();
+    truncateSync(join(dir, 'svc.db'), 0);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, 'svc.db'), old, old);
+    const run = svc(['send', '--phone', '+14155550100', '--text', 'x', '--data', dir]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/svc\.db is empty \(0 bytes\)/);
+    expect(run.stderr).toMatch(/hint: restore svc\.db from a backup/);
+    expect(statSync(join(dir, 'svc.db')).size).toBe(0);
+  });
+
+  it('svc serve on a corrupted database exits 1 with a clear message and never says "listening on"', async () => {
+    const dir = seeded();
+    const path = join(dir, 'svc.db');
+    const size = statSync(path).size;
+    const fd = openSync(path, 'r+');
+    // Garbage over every page but the first (the header stays valid, so the damage is found only by reading).
+    for (let offset = 4096; offset < size; offset += 4096) writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, offset);
+    closeSync(fd);
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', dir], {
+      env: { ...process.env, SVC_CONFIG_DIR: join(dir, 'cfg'), HOME: dir, NO_COLOR: '1' },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(out).not.toContain('listening on');
+    expect(out).toMatch(/damaged or is not an svc database/);
+    expect(out).toMatch(/restore svc\.db from a backup/);
+    expect(out).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('svc send without --token on a server\'s data directory does not create a Local workspace; --workspace picks one', () => {
+    const dir = fresh();
+    expect(svc(['admin', 'workspace', 'create', '--name', 'Tenant', '--data', dir, '--json']).code).toBe(0);
+    const run = svc(['send', '--phone', '+14155550100', '--text', 'x', '--data', dir]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/--token/);
+    expect(run.stderr).toMatch(/--workspace/);
+    const listed = svc(['chats', 'list', '--data', dir, '--workspace', '1', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+  });
+
+  // Root ignores permission bits, so the read-only case runs as "nobody" where the machine allows it.
+  const asNobody = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
+  it.runIf(asNobody)('a read-only data directory: reads work, a write gets a clear error and changes nothing', () => {
+    const dir = seeded();
+    const home = fresh('svc-cfg-');
+    for (const path of [dir, join(dir, 'svc.db'), home]) chownSync(path, 65534, 65534);
+    chmodSync(dir, 0o500);
+    chmodSync(home, 0o700);
+    const before = readFileSync(join(dir, 'svc.db'));
+    const chats = svc(['chats', 'list', '--data', dir, '--json'], { home, asUser: 65534 });
+    expect(chats.code, chats.stderr).toBe(0);
+    expect(JSON.parse(chats.stdout).items).toHaveLength(1);
+    const send = svc(['send', '--phone', '+14155550100', '--text', 'x', '--data', dir], { home, asUser: 65534 });
+    expect(send.code).toBe(1);
+    expect(send.stderr).toMatch(/read-only/);
+    expect(readFileSync(join(dir, 'svc.db')).equals(before)).toBe(true);
+  });
+});
