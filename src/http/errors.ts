@@ -70,9 +70,8 @@ export const buildErrorHandler =
     if (mapped !== null) {
       // An unauthorized error thrown by a route still obeys SPEC.md section 5: no body.
       if (mapped.code === 'unauthorized') return reply.code(401).send();
-      if (mapped.code === 'unavailable' || mapped.code === 'insufficient_storage') {
-        reply.header('retry-after', String(mapped.details?.['retryAfterSec'] ?? 5));
-      }
+      const retryAfter = mapped.details?.['retryAfterSec'] ?? (mapped.code === 'unavailable' || mapped.code === 'insufficient_storage' ? 5 : undefined);
+      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
       return reply.code(mapped.status).send(errorBody(mapped));
     }
     request.log.error({ err: error }, 'unexpected error');

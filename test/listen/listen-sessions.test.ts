@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { FakeClock } from '../../src/engine/clock.js';
-import { LISTEN_LEASE_MS, LISTEN_SESSION_TTL_MS } from '../../src/engine/listen-sessions.js';
+import { LISTEN_LEASE_MS, LISTEN_SESSIONS_PER_WORKSPACE, LISTEN_SESSION_TTL_MS } from '../../src/engine/listen-sessions.js';
+import { createMaintenanceRunner } from '../../src/workers/maintenance.js';
 import { expectSvcError } from '../support/engine-fixtures.js';
 import { testEngine } from '../support/test-engine.js';
 
@@ -100,6 +101,42 @@ describe('listen sessions (engine)', () => {
     expect(() => listen.get(stale.id)).toThrow(/not found/);
     expect(listen.get(live.id).id).toBe(live.id);
     expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions')).toBe(2);
+  });
+
+  it(`open: at most ${LISTEN_SESSIONS_PER_WORKSPACE} sessions per workspace; one gone for a minute makes room`, () => {
+    const { listen, session: first } = setup(['chat:created']);
+    for (let i = 1; i < LISTEN_SESSIONS_PER_WORKSPACE; i += 1) listen.open({ events: ['chat:created'] });
+    const refused = expectSvcError(() => listen.open({ events: ['chat:created'] }), 'conflict');
+    expect(refused.message).toMatch(/already has 5 open listen sessions/);
+    // Another workspace is not affected.
+    const other = t.engine.admin.createWorkspace({ name: 'Other' });
+    expect(t.engine.listen(other.workspace_id).open({}).id).toMatch(/^ls_/);
+    // Every session but the first keeps polling; the first one's stream is gone.
+    t.clock.advance(LISTEN_SESSION_TTL_MS - 1000);
+    const live = t.db.prepare('SELECT id FROM listen_sessions WHERE workspace_id = ? AND id <> ?').all(t.local.workspace_id, first.id) as Array<{ id: string }>;
+    for (const { id } of live) listen.claim(id);
+    t.clock.advance(2000);
+    expect(listen.open({ events: ['chat:created'] }).id).toMatch(/^ls_/);
+    expect(() => listen.get(first.id)).toThrow(/not found/);
+  });
+
+  it('the maintenance sweep closes a session whose stream has been gone a minute, with its subscriptions', async () => {
+    const { listen, session } = setup(['chat:created']);
+    t.clock.advance(LISTEN_SESSION_TTL_MS + 1);
+    await createMaintenanceRunner(t.engine.context).runDue();
+    expect(() => listen.get(session.id)).toThrow(/not found/);
+    expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions')).toBe(0);
+  });
+
+  it('listener subscriptions never use up the ids `webhooks create` hands out', () => {
+    const { listen } = setup();
+    const hooks = t.engine.webhooks(t.local.workspace_id);
+    const before = hooks.create({ url: 'https://hooks.example.com/a', event_type: 'chat:created' });
+    for (let i = 0; i < 3; i += 1) listen.close(listen.open({}).id);
+    listen.open({});
+    const after = hooks.create({ url: 'https://hooks.example.com/b', event_type: 'chat:created' });
+    expect(after.id).toBe(before.id + 1);
+    expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE listen_session_id IS NOT NULL AND id < 0')).toBeGreaterThan(0);
   });
 
   it('other workspaces cannot see a session', () => {

@@ -12,6 +12,9 @@ export const simCases: CaseGroup = (target) => {
     const phone = ws.newPhone();
     expect(await ws.client.sim.connect({ phone })).toEqual({ phone, status: 'connected' });
     await expectCode(other.client.sim.connect({ phone }), 'conflict');
+    // Not an oracle: the refusal does not say the number is connected somewhere else.
+    const refusal = await other.client.sim.connect({ phone }).catch((error: Error) => error);
+    expect(String((refusal as Error).message)).not.toMatch(/another workspace|connected to/);
     await expectCode(ws.client.sim.connect({ phone: '12345' }), 'validation_error');
   });
 
