@@ -5,8 +5,13 @@ export interface PickOptions {
   now: number;
   limit: number;
   perSubscriptionCap: number;
-  /** Most deliveries to one receiver (URL origin) in flight, over all its subscriptions and every process. */
+  /**
+   * Most deliveries of one tenant (workspace or partner) to one receiver (URL origin) in flight, over its
+   * subscriptions and every process. Per tenant: another tenant's slow path on a shared host costs this one nothing.
+   */
   perEndpointCap?: number;
+  /** Most deliveries of one tenant in flight, whatever it subscribed to: its hanging receivers spend only its share. */
+  perTenantCap?: number;
   listenSessionId?: string | null;
 }
 
@@ -28,13 +33,13 @@ const PENDING_SUBSCRIPTIONS = `
 
 const prepareStatements = (db: Db) => ({
   // Plus those holding an expired lease (only a killed or stuck process leaves one); then the eligible ones.
-  candidates: db.prepare<{ now: number; session: string | null }, { id: number; url: string }>(`
+  candidates: db.prepare<{ now: number; session: string | null }, Candidate>(`
     WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}, candidates(id) AS (
       SELECT id FROM pending WHERE id IS NOT NULL
       UNION
       SELECT subscription_id FROM webhook_deliveries WHERE status = 'delivering' AND lease_until <= @now
     )
-    SELECT s.id, s.url FROM candidates c JOIN webhook_subscriptions s ON s.id = c.id
+    SELECT s.id, s.url, s.workspace_id, s.partner_id FROM candidates c JOIN webhook_subscriptions s ON s.id = c.id
     WHERE s.enabled = 1 AND s.listen_session_id IS @session ORDER BY s.id`),
   // One subscription's share: its expired leases and due pending rows, oldest first, as many as it has room
   // for (the cap less its live leases, counted over webhook_deliveries_delivering_sub).
@@ -51,10 +56,11 @@ const prepareStatements = (db: Db) => ({
     ORDER BY due_at, id
     LIMIT CAST(MAX(0, MIN(@limit, @cap - (SELECT COUNT(*) FROM webhook_deliveries
       WHERE subscription_id = @sub AND status = 'delivering' AND lease_until > @now))) AS INTEGER)`),
-  // Live leases per receiver URL (a range of webhook_deliveries_leased: only the deliveries in flight).
-  liveByUrl: db.prepare<{ now: number }, { url: string; n: number }>(`
-    SELECT s.url, COUNT(*) AS n FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-    WHERE d.status = 'delivering' AND d.lease_until > @now GROUP BY s.url`),
+  // Live leases per subscription (a range of webhook_deliveries_leased: only the deliveries in flight).
+  liveBySubscription: db.prepare<{ now: number }, Candidate & { n: number }>(`
+    SELECT s.id, s.url, s.workspace_id, s.partner_id, COUNT(*) AS n
+    FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+    WHERE d.status = 'delivering' AND d.lease_until > @now GROUP BY s.id`),
   // Per subscription with pending rows, its earliest one (an index seek), and the earliest lease to run out.
   nextDue: db.prepare<[], { due_at: number | null }>(`
     WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}
@@ -68,7 +74,14 @@ const prepareStatements = (db: Db) => ({
       WHERE d.status = 'delivering' AND s.enabled = 1 AND s.listen_session_id IS NULL)`),
 });
 
-const byDue = (a: DueRow, b: DueRow): number => a.due_at - b.due_at || a.id - b.id;
+interface Candidate {
+  id: number;
+  url: string;
+  workspace_id: number | null;
+  partner_id: number | null;
+}
+
+const tenantOf = (s: Candidate): string => (s.workspace_id !== null ? `w${s.workspace_id}` : `p${s.partner_id}`);
 
 /** The receiver a URL points at (scheme, host and port); a URL that does not parse stands for itself. */
 function endpointOf(url: string): string {
@@ -80,46 +93,73 @@ function endpointOf(url: string): string {
 }
 
 /**
- * Picks and times due deliveries for the outbox. Picking reads only indexed ranges: per subscription with
- * work, its live leases (for the cap) and at most its free slots of due rows, so a claim costs the same
+ * Picks and times due deliveries for the outbox, fairly. Picking reads only indexed ranges: per subscription
+ * with work, its live leases (for the cap) and at most its free slots of due rows, so a claim costs the same
  * with 10 or 100 000 deliveries queued. It only reads: the caller leases what it picked, in its transaction.
+ *
+ * Fairness: every tenant (workspace or partner) has an in-flight cap and a cap per receiver, and the slots of
+ * one claim are dealt round-robin, one delivery per tenant per round and, inside a tenant, one per
+ * subscription per round; the tenant served first rotates from claim to claim. A tenant with a thousand
+ * queued or with receivers that hang takes no more than its caps, and no subscription wins by having the
+ * lowest id.
  */
 export class DeliveryPicker {
   private readonly stmt: ReturnType<typeof prepareStatements>;
+  private rotation = 0;
 
   constructor(db: Db) {
     this.stmt = prepareStatements(db);
   }
 
-  /**
-   * Ids of up to `limit` due deliveries (pending and due, or delivering with an expired lease), oldest due
-   * first, at most `perSubscriptionCap` in flight per subscription counting live leases of every process,
-   * and at most `perEndpointCap` per receiver: one that hangs cannot take every slot by being subscribed
-   * to many event types.
-   */
+  /** Ids of up to `limit` due deliveries (pending and due, or delivering with an expired lease), dealt fairly. */
   pick(options: PickOptions): number[] {
     const { now, limit } = options;
     if (limit <= 0) return [];
     const subscriptions = this.stmt.candidates.all({ now, session: options.listenSessionId ?? null });
+    if (subscriptions.length === 0) return [];
     const endpointCap = options.perEndpointCap ?? Infinity;
+    const tenantCap = options.perTenantCap ?? Infinity;
     const busy = new Map<string, number>();
-    if (endpointCap !== Infinity) {
-      for (const { url, n } of this.stmt.liveByUrl.all({ now })) busy.set(endpointOf(url), (busy.get(endpointOf(url)) ?? 0) + n);
+    const add = (key: string, n: number) => busy.set(key, (busy.get(key) ?? 0) + n);
+    if (endpointCap !== Infinity || tenantCap !== Infinity) {
+      for (const live of this.stmt.liveBySubscription.all({ now })) {
+        add(tenantOf(live), live.n);
+        add(`${tenantOf(live)} ${endpointOf(live.url)}`, live.n);
+      }
     }
-    const picked: DueRow[] = [];
-    for (const { id: sub, url } of subscriptions) {
-      const endpoint = endpointOf(url);
-      const room = Math.min(limit, endpointCap - (busy.get(endpoint) ?? 0));
+    // Each tenant's subscriptions, their due rows already limited by every cap.
+    const byTenant = new Map<string, DueRow[][]>();
+    for (const subscription of subscriptions) {
+      const tenant = tenantOf(subscription);
+      const endpoint = `${tenant} ${endpointOf(subscription.url)}`;
+      const room = Math.min(limit, endpointCap - (busy.get(endpoint) ?? 0), tenantCap - (busy.get(tenant) ?? 0));
       if (room <= 0) continue;
-      const rows = this.stmt.dueOf.all({ sub, now, limit: room, cap: options.perSubscriptionCap });
-      busy.set(endpoint, (busy.get(endpoint) ?? 0) + rows.length);
-      picked.push(...rows);
+      const rows = this.stmt.dueOf.all({ sub: subscription.id, now, limit: room, cap: options.perSubscriptionCap });
+      if (rows.length === 0) continue;
+      add(endpoint, rows.length);
+      add(tenant, rows.length);
+      const lists = byTenant.get(tenant) ?? [];
+      lists.push(rows);
+      byTenant.set(tenant, lists);
     }
-    return picked.sort(byDue).slice(0, limit).map((row) => row.id);
+    const tenants = [...byTenant.values()].map(interleave);
+    this.rotation = (this.rotation + 1) % Math.max(1, tenants.length);
+    const order = [...tenants.slice(this.rotation), ...tenants.slice(0, this.rotation)];
+    return interleave(order).slice(0, limit).map((row) => row.id);
   }
 
   /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
   nextDueAt(): number | null {
     return this.stmt.nextDue.get()?.due_at ?? null;
   }
+}
+
+/** Round-robin merge: the first of each list, then the second of each, and so on. */
+function interleave<T>(lists: T[][]): T[] {
+  const merged: T[] = [];
+  const total = lists.reduce((n, list) => n + list.length, 0);
+  for (let i = 0; merged.length < total; i += 1) {
+    for (const list of lists) if (i < list.length) merged.push(list[i] as T);
+  }
+  return merged;
 }

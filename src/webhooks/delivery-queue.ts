@@ -31,8 +31,10 @@ export interface ClaimOptions {
   leaseMs: number;
   /** Most deliveries of one subscription in flight at once, across every process. */
   perSubscriptionCap: number;
-  /** Most deliveries to one receiver (URL origin) in flight, across its subscriptions and every process. */
+  /** Most deliveries of one tenant to one receiver (URL origin) in flight, across its subscriptions and every process. */
   perEndpointCap?: number;
+  /** Most deliveries of one tenant (workspace or partner) in flight, across every process. */
+  perTenantCap?: number;
   /** null (the default) claims POSTed subscriptions; a session id claims only that listener's. */
   listenSessionId?: string | null;
 }
@@ -196,6 +198,11 @@ export class DeliveryQueue {
    * failed after the last attempt. Only a final failure counts in `errors_counter`; subscriptions are
    * never disabled. The owner is notified once per failure streak, when it reaches the threshold.
    */
+  /** Records several attempts in one transaction (one commit for a batch of finished deliveries). */
+  recordAttempts(inputs: readonly RecordAttemptInput[]): RecordAttemptResult[] {
+    return this.db.transaction(() => inputs.map((input) => this.recordAttempt(input))).immediate();
+  }
+
   recordAttempt(input: RecordAttemptInput): RecordAttemptResult {
     const record = this.db.transaction((): RecordAttemptResult => {
       const row = this.stmt.leased.get({ id: input.deliveryId, owner: input.owner }) as DeliveryRow | undefined;

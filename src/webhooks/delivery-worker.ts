@@ -29,8 +29,10 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** Deliveries of one subscription in flight, across processes; what keeps a slow endpoint from blocking others. */
   perSubscriptionCap?: number;
-  /** Deliveries to one receiver (URL origin) in flight, over all its subscriptions; default: no limit. */
+  /** Deliveries of one tenant to one receiver (URL origin) in flight, over its subscriptions; default: no limit. */
   perEndpointCap?: number;
+  /** Deliveries of one tenant (workspace or partner) in flight; default: no limit. */
+  perTenantCap?: number;
   retryDelays?: readonly number[];
   failureNotifyThreshold?: number;
   /** When set, the URL is checked again before each attempt: the policy may be stricter now than at creation. */
@@ -46,8 +48,9 @@ export interface DeliveryWorkerOptions {
 }
 
 /**
- * Delivers due webhooks from the outbox. Each delivery runs on its own; a finished one frees its slot for
- * the next due delivery at once, so there is no batch for a slow endpoint to hold up.
+ * Delivers due webhooks from the outbox. Each delivery runs on its own, so there is no batch for a slow
+ * endpoint to hold up; what finishes within one turn of the event loop is recorded in one transaction (group
+ * commit), and the slots it frees are filled by one claim.
  */
 export class DeliveryWorker {
   /** Named and shaped like the engine's JobRunner (`name`, `runDue`, `nextDueAt`), so it can be handed over as one. */
@@ -56,6 +59,8 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private processed = 0;
+  private tickQueued = false;
+  private readonly toRecord: Array<{ delivery: ClaimedDelivery; outcome: SendOutcome; recorded: () => void }> = [];
   private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim'>> &
     Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim'>;
 
@@ -66,6 +71,7 @@ export class DeliveryWorker {
       concurrency: options.concurrency ?? 16,
       perSubscriptionCap: options.perSubscriptionCap ?? 2,
       perEndpointCap: options.perEndpointCap ?? Infinity,
+      perTenantCap: options.perTenantCap ?? Infinity,
       retryDelays: options.retryDelays ?? DEFAULT_RETRY_DELAYS_MS,
       failureNotifyThreshold: options.failureNotifyThreshold ?? DEFAULT_FAILURE_NOTIFY_THRESHOLD,
       onError: options.onError ?? (() => {}),
@@ -90,6 +96,7 @@ export class DeliveryWorker {
         leaseMs: this.o.leaseMs,
         perSubscriptionCap: this.o.perSubscriptionCap,
         perEndpointCap: this.o.perEndpointCap,
+        perTenantCap: this.o.perTenantCap,
       });
     } catch (error) {
       this.o.onError(error);
@@ -99,7 +106,14 @@ export class DeliveryWorker {
       const run: Promise<void> = this.process(delivery).finally(() => {
         this.inFlight.delete(run);
         this.processed += 1;
-        this.tick();
+        // Once for the whole recorded batch: one claim fills every slot it freed.
+        if (!this.tickQueued) {
+          this.tickQueued = true;
+          queueMicrotask(() => {
+            this.tickQueued = false;
+            this.tick();
+          });
+        }
       });
       this.inFlight.add(run);
     }
@@ -141,18 +155,32 @@ export class DeliveryWorker {
 
   private async process(delivery: ClaimedDelivery): Promise<void> {
     const outcome = await this.attempt(delivery);
+    await new Promise<void>((recorded) => {
+      this.toRecord.push({ delivery, outcome, recorded });
+      if (this.toRecord.length === 1) setImmediate(() => this.recordBatch());
+    });
+  }
+
+  // One commit for every attempt that finished in this turn. Should it fail (a busy database), the leases run
+  // out and those deliveries are attempted again: at least once, as always.
+  private recordBatch(): void {
+    const batch = this.toRecord.splice(0);
+    const now = this.o.clock.now();
     try {
-      this.o.queue.recordAttempt({
-        deliveryId: delivery.id,
-        owner: this.o.owner,
-        outcome,
-        now: this.o.clock.now(),
-        retryDelays: this.o.retryDelays,
-        failureNotifyThreshold: this.o.failureNotifyThreshold,
-      });
+      this.o.queue.recordAttempts(
+        batch.map(({ delivery, outcome }) => ({
+          deliveryId: delivery.id,
+          owner: this.o.owner,
+          outcome,
+          now,
+          retryDelays: this.o.retryDelays,
+          failureNotifyThreshold: this.o.failureNotifyThreshold,
+        })),
+      );
     } catch (error) {
       this.o.onError(error);
     }
+    for (const { recorded } of batch) recorded();
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<SendOutcome> {

@@ -12,6 +12,9 @@ import type { JobRunner } from './worker-runner.js';
 /** How often the webhook worker looks for deliveries queued by other processes (its own wake it at once). */
 export const WEBHOOK_POLL_MS = 100;
 
+/** Deliveries in flight in one process, over every tenant. */
+export const WEBHOOK_CONCURRENCY = 64;
+
 /** Options of the webhook worker; tests inject `send` to run without sockets. */
 export interface WebhookRunnerOptions {
   send?: SendFn;
@@ -49,11 +52,12 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     beforeClaim: createDeadLeaseReaper(runtime.queue, ctx.clock),
     // Three send timeouts: a live worker always finishes first, and a killed process's deliveries are taken over soon.
     leaseMs: 3 * WEBHOOK_TIMEOUT_MS,
-    concurrency: options.concurrency ?? 32,
-    // A quarter of the slots per subscription: a busy endpoint gets parallelism, a slow one cannot take them all.
+    concurrency: options.concurrency ?? WEBHOOK_CONCURRENCY,
+    // Caps that make one tenant's hanging or slow receivers spend only its own share (delivery-claim.ts):
+    // 8 per subscription and per receiver of a tenant, 16 per tenant, of 64 slots in this process.
     perSubscriptionCap: 8,
-    // And a quarter per receiver, whatever it subscribed to: one that hangs leaves the rest for everyone else.
     perEndpointCap: 8,
+    perTenantCap: 16,
     retryDelays: ctx.config.webhookRetryDelaysMs,
     failureNotifyThreshold: ctx.config.webhookFailureNotifyThreshold,
     urlPolicy: mode,

@@ -89,10 +89,10 @@ describe('DeliveryQueue', () => {
     for (let i = 0; i < 3; i++) queue.enqueueEvent({ workspaceId: ws, eventType: 'chat:created', payload: {}, now: clock.now() + 1 });
     clock.advance(1);
     const first = claim('w1', { perSubscriptionCap: 2 });
-    expect(first.map((d) => d.subscriptionId)).toEqual([slow, slow, fast, fast]);
+    expect(first.map((d) => d.subscriptionId)).toEqual([slow, fast, slow, fast]); // dealt round-robin
     // Another process sees the two live leases of each subscription: nothing more for either.
     expect(claim('w2', { perSubscriptionCap: 2 })).toEqual([]);
-    queue.recordAttempt({ deliveryId: first[2]!.id, owner: 'w1', outcome: OK, now: clock.now() });
+    queue.recordAttempt({ deliveryId: first[3]!.id, owner: 'w1', outcome: OK, now: clock.now() });
     expect(claim('w2', { perSubscriptionCap: 2 }).map((d) => d.subscriptionId)).toEqual([fast]);
   });
 
