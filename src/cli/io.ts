@@ -24,6 +24,8 @@ export interface ServeOptions {
   /** SMTP URL for owner notification e-mails (--smtp-url, SVC_SMTP_URL); it holds a password, never print it. */
   smtpUrl?: string;
   smtpFrom?: string;
+  /** Serve Prometheus metrics at GET /metrics (--no-metrics turns it off). */
+  metrics?: boolean;
   log: (line: string) => void;
 }
 

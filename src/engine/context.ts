@@ -11,6 +11,7 @@ import { createWorkspaceStore } from '../store/workspace-store.js';
 import type { NetworkDriver } from '../network/driver.js';
 import type { Clock, Random } from './clock.js';
 import type { EventSink } from './events.js';
+import type { EngineMetrics } from './engine-metrics.js';
 
 /** Settings of one engine instance; every field has a default in `defaultEngineConfig`. */
 export interface EngineConfig {
@@ -71,6 +72,8 @@ export interface EngineContext {
   config: EngineConfig;
   events: EventSink;
   stores: Stores;
+  /** Where the engine reports attempts and backlogs (a no-op unless `svc serve` exports metrics). */
+  metrics: EngineMetrics;
   /**
    * Asks this process's worker of that name (`send`) to run soon rather than at its next poll; a no-op until
    * the workers exist. Callable inside a write transaction: the run starts after the commit.

@@ -1,3 +1,4 @@
+import type { QueueStats } from './engine-metrics.js';
 import type {
   AdminWorkspaceCreateInput,
   AdminWorkspaceUpdateInput,
@@ -63,6 +64,8 @@ export interface Engine {
   /** Serves a pre-signed download; throws not_found for a bad or expired signature. */
   download(uid: string, expires: number, signature: string): DownloadedFile;
   workers: WorkerControl;
+  /** Depths of the queues right now, read from the database (every process's work counts). */
+  queueStats(): QueueStats;
   /**
    * Sets the origin of the links the engine builds on its own (webhook `chat_url`, attachment links), which
    * no request origin is known for: `svc serve` passes its real listening URL when no --public-url was given.

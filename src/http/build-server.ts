@@ -18,6 +18,7 @@ import { connectRoutes } from './connect-routes.js';
 import { partnerApiPlugin } from './partner-api-plugin.js';
 import { formatValidationErrors, validatorCompiler } from './validation.js';
 import { useStrictJsonParser } from './strict-json.js';
+import type { ServerMetrics } from '../runtime/metrics.js';
 
 /** An area of the server with its own prefix and authentication, e.g. `{ prefix: '/partner', plugin }`. */
 export interface ServerArea {
@@ -46,6 +47,8 @@ export interface BuildServerOptions {
   apiRouteGroups?: readonly RouteGroup[] | undefined;
   /** More top-level areas, mounted after the built-in ones. */
   areas?: readonly ServerArea[] | undefined;
+  /** Prometheus metrics: served at GET /metrics (no token, no rate limit) and fed a histogram of every request. */
+  metrics?: ServerMetrics | undefined;
 }
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
@@ -101,6 +104,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
 
   const ctx = routeContextOf(opts);
   app.register(healthRoutes);
+  if (opts.metrics !== undefined) useMetrics(app, opts.metrics);
   app.register(publicApiPlugin, {
     prefix: '/api',
     ...ctx,
@@ -118,6 +122,18 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
 const healthRoutes: FastifyPluginAsync = async (app) => {
   app.get('/healthz', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
 };
+
+/** GET /metrics, outside /api (no token) and outside the rate limit, so a scraper never competes with tenants. */
+function useMetrics(app: FastifyInstance, metrics: ServerMetrics): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    // The route pattern, not the URL: ids and tokens in paths must not become label values.
+    metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+  app.get('/metrics', { config: { rateLimit: false }, schema: { hide: true } }, async (_request, reply) =>
+    reply.header('content-type', metrics.registry.contentType).send(await metrics.render()),
+  );
+}
 
 const loggerOptions = {
   level: 'info',

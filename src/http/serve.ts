@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { maskSmtpUrl, openEngine } from '../runtime/open-engine.js';
 import { SvcError } from '../engine/errors.js';
 import { buildServer } from './build-server.js';
+import { createServerMetrics } from '../runtime/metrics.js';
 
 /** Options of `serve`, as the CLI's `svc serve` passes them. */
 export interface ServeOptions {
@@ -25,6 +26,8 @@ export interface ServeOptions {
   smtpUrl?: string | undefined;
   /** From address of those e-mails. */
   smtpFrom?: string | undefined;
+  /** Serve Prometheus metrics at GET /metrics (default true). */
+  metrics?: boolean | undefined;
   log: (line: string) => void;
 }
 
@@ -45,7 +48,14 @@ export const SERVER_BUSY_TIMEOUT_MS = 20;
 
 /** Serves the engine of `opts.dataDir` until `close()` is called. */
 export async function serve(opts: ServeOptions): Promise<RunningServer> {
+  const metrics = opts.metrics === false ? undefined : createServerMetrics();
   const engine = openEngine({
+    ...(metrics === undefined ? {} : { metrics: metrics.engine }),
+    // Operational lines (a worker failing, a tenant's webhook backlog) go to the server's output, without stacks.
+    logger: {
+      info: (message) => opts.log(message),
+      error: (message, fields) => opts.log(fields === undefined ? message : `${message} ${JSON.stringify(fields)}`),
+    },
     dataDir: opts.dataDir,
     dev: opts.dev,
     checkIntegrity: true,
@@ -57,8 +67,10 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   });
   // The URL holds the SMTP password: only its masked form is ever printed.
   if (opts.smtpUrl !== undefined) opts.log(`owner notifications: e-mailed via ${maskSmtpUrl(opts.smtpUrl)}`);
+  metrics?.watchQueues(() => engine.queueStats(), () => Date.now());
   const app = buildServer({
     engine,
+    metrics,
     publicUrl: opts.publicUrl,
     rateLimitPerMinute: opts.rateLimitPerMinute,
     onInternalError: (error, request) =>

@@ -15,6 +15,8 @@ import { systemClock, systemRandom, type Clock, type Random } from '../engine/cl
 import { createStores, defaultEngineConfig, silentLogger, type EngineConfig, type EngineContext, type Logger } from '../engine/context.js';
 import type { Engine, WorkspaceApi } from '../engine/engine-api.js';
 import { ignoreEvents, type EventSink } from '../engine/events.js';
+import { noMetrics, type EngineMetrics, type QueueStats } from '../engine/engine-metrics.js';
+import { createStatsStore } from '../store/stats-store.js';
 import { createTemplate, deleteFile, download, getFile, listFiles, listTemplates, uploadFile } from '../engine/files.js';
 import { createGroupCommit } from '../engine/group-commit.js';
 import { createInbound } from '../engine/inbound.js';
@@ -49,6 +51,8 @@ export interface EngineParts {
   smtp?: SmtpSettings;
   /** Tuning (and, in tests, the clock-driven retry delays) of the owner mailer; used only with `smtp`. */
   ownerMailer?: OwnerMailerOptions;
+  /** Receives what the engine reports as it works (svc serve's Prometheus metrics). */
+  metrics?: EngineMetrics;
 }
 
 /** Builds an engine from its parts. The caller owns the lifecycle: `workers.start()` and `close()`. */
@@ -70,6 +74,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     config: { ...defaultEngineConfig, ...parts.config },
     events: ignoreEvents,
     stores,
+    metrics: parts.metrics ?? noMetrics,
     wake: () => undefined,
   };
   // The webhook outbox is the default sink: every engine (local and served) records deliveries.
@@ -132,6 +137,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     grouped: (fn) => groupCommit.run(fn),
     download: (uid, expires, signature) => download(ctx, uid, expires, signature),
     workers,
+    queueStats: () => queueStats(createStatsStore(parts.db)),
     usePublicUrl(url) {
       ctx.config.publicUrl = url.replace(/\/+$/, '');
     },
@@ -142,5 +148,14 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
       await ctx.network.stop();
       parts.db.close();
     },
+  };
+}
+
+function queueStats(stats: ReturnType<typeof createStatsStore>): QueueStats {
+  const sends = stats.sends();
+  return {
+    webhooks: stats.webhooks().map((row) => ({ kind: row.kind, status: row.status, count: row.count, oldestCreatedAt: row.oldest })),
+    sends: { count: sends.count, oldestCreatedAt: sends.oldest },
+    ownerMail: stats.ownerMail(),
   };
 }

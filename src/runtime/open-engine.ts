@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { checkIntegrity, openDatabase } from '../store/database.js';
 import type { Clock, Random } from '../engine/clock.js';
 import type { Logger } from '../engine/context.js';
+import type { EngineMetrics } from '../engine/engine-metrics.js';
 import { createEngine } from './create-engine.js';
 import type { Engine } from '../engine/engine-api.js';
 import type { SmtpSettings } from '../workers/smtp.js';
@@ -27,6 +28,8 @@ export interface OpenEngineOptions {
   checkIntegrity?: boolean;
   /** How long a write waits for another process's lock before answering "busy" (default 10 s). */
   busyTimeoutMs?: number;
+  /** Receives what the engine reports (svc serve's Prometheus metrics). */
+  metrics?: EngineMetrics;
 }
 
 /** The default data directory: `SVC_HOME`, else `~/.local/share/svc`. */
@@ -53,6 +56,7 @@ export function openEngine(options: OpenEngineOptions): Engine {
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.smtp === undefined ? {} : { smtp: options.smtp }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.mailLog === undefined ? {} : { ownerMailer: { log: options.mailLog } }),
     config: {
       dev: options.dev ?? false,

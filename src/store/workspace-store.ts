@@ -72,6 +72,9 @@ export function createWorkspaceStore(db: Db) {
   const seatsUsed = db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM users WHERE workspace_id = ?');
   const getSetting = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?');
   const putSetting = db.prepare('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)');
+  // key >= prefix AND key < prefix || U+FFFF: a range of the primary key.
+  const settingKeys = db.prepare<[string, string], { key: string }>('SELECT key FROM settings WHERE key >= ? AND key < ?');
+  const deleteSetting = db.prepare('DELETE FROM settings WHERE key = ?');
 
   return {
     insert: (w: NewWorkspace): number =>
@@ -97,6 +100,8 @@ export function createWorkspaceStore(db: Db) {
     getSetting: (key: string): string | undefined => getSetting.get(key)?.value,
     /** First writer wins, so concurrent processes agree on one value. */
     putSettingOnce: (key: string, value: string): void => void putSetting.run(key, value),
+    settingKeys: (prefix: string): string[] => settingKeys.all(prefix, `${prefix}\uffff`).map((row) => row.key),
+    deleteSetting: (key: string): void => void deleteSetting.run(key),
   };
 }
 

@@ -22,6 +22,8 @@ export interface ClaimedDelivery {
   listenSessionId: string | null;
   /** Set for a partner's subscription (its deliveries carry X-SVC-* headers). */
   partnerId: number | null;
+  /** When the event was queued (for the send → arrival latency). */
+  createdAt: number;
 }
 
 export interface ClaimOptions {
@@ -66,6 +68,7 @@ interface DeliveryRow {
   listen_session_id: string | null;
   workspace_id: number | null;
   partner_id: number | null;
+  created_at: number;
 }
 
 const rowToClaimed = (row: DeliveryRow): ClaimedDelivery => ({
@@ -79,10 +82,11 @@ const rowToClaimed = (row: DeliveryRow): ClaimedDelivery => ({
   secret: row.secret,
   listenSessionId: row.listen_session_id,
   partnerId: row.partner_id,
+  createdAt: row.created_at,
 });
 
 const SELECT_DELIVERY = `
-  SELECT d.id, d.subscription_id, d.webhook_msg_id, d.event_type, d.payload, d.attempts,
+  SELECT d.id, d.subscription_id, d.webhook_msg_id, d.event_type, d.payload, d.attempts, d.created_at,
          s.url, s.secret, s.listen_session_id, s.workspace_id, s.partner_id
   FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id`;
 

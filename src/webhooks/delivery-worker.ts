@@ -1,5 +1,5 @@
 import type { Clock } from '../engine/clock.js';
-import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimedDelivery, type DeliveryQueue } from './delivery-queue.js';
+import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimedDelivery, type DeliveryQueue, type RecordAttemptResult } from './delivery-queue.js';
 import { describeError, type SendOutcome } from './send-outcome.js';
 import { DEFAULT_RETRY_DELAYS_MS } from './retry-schedule.js';
 import { signedHeaders } from './signature.js';
@@ -45,6 +45,8 @@ export interface DeliveryWorkerOptions {
   onError?: (error: unknown) => void;
   /** Runs before each claim (the runner lets leases of dead processes run out here). */
   beforeClaim?: () => void;
+  /** Told of each attempt once it is recorded (the server's metrics). */
+  onRecorded?: (delivery: ClaimedDelivery, outcome: SendOutcome, result: RecordAttemptResult, now: number) => void;
 }
 
 /**
@@ -61,8 +63,8 @@ export class DeliveryWorker {
   private processed = 0;
   private tickQueued = false;
   private readonly toRecord: Array<{ delivery: ClaimedDelivery; outcome: SendOutcome; recorded: () => void }> = [];
-  private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim'>> &
-    Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim'>;
+  private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim' | 'onRecorded'>> &
+    Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim' | 'onRecorded'>;
 
   constructor(options: DeliveryWorkerOptions) {
     this.o = {
@@ -167,7 +169,7 @@ export class DeliveryWorker {
     const batch = this.toRecord.splice(0);
     const now = this.o.clock.now();
     try {
-      this.o.queue.recordAttempts(
+      const results = this.o.queue.recordAttempts(
         batch.map(({ delivery, outcome }) => ({
           deliveryId: delivery.id,
           owner: this.o.owner,
@@ -177,6 +179,7 @@ export class DeliveryWorker {
           failureNotifyThreshold: this.o.failureNotifyThreshold,
         })),
       );
+      batch.forEach(({ delivery, outcome }, i) => this.o.onRecorded?.(delivery, outcome, results[i] as RecordAttemptResult, now));
     } catch (error) {
       this.o.onError(error);
     }

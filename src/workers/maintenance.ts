@@ -2,6 +2,7 @@ import type { EngineContext } from '../engine/context.js';
 import { inWriteTransaction } from '../engine/context.js';
 import { LISTEN_SESSION_TTL_MS, listenSessions } from '../engine/listen-sessions.js';
 import { createMaintenanceStore } from '../store/maintenance-store.js';
+import { checkWebhookBacklog } from '../engine/webhook-backlog.js';
 import type { JobRunner } from './worker-runner.js';
 
 /** Finished deliveries, their attempts and settled owner notices are kept this long, then deleted. */
@@ -13,8 +14,9 @@ const VACUUM_PAGES_PER_RUN = 25_000; // 100 MiB of 4 KiB pages
 
 /**
  * The server's housekeeping, one short write transaction at a time: listen sessions whose stream has been gone
- * for a minute are closed (their subscriptions stop collecting deliveries), old delivery logs are deleted, and
- * the pages deleted files and rows leave behind are given back to the file system.
+ * for a minute are closed (their subscriptions stop collecting deliveries), old delivery logs are deleted, the
+ * pages deleted files and rows leave behind are given back to the file system, and a tenant whose webhook
+ * backlog passed its bound is reported.
  */
 export function createMaintenanceRunner(ctx: EngineContext): JobRunner {
   const store = createMaintenanceStore(ctx.db);
@@ -37,6 +39,7 @@ export function createMaintenanceRunner(ctx: EngineContext): JobRunner {
         if (purged >= PURGE_BATCH) await new Promise((resolve) => setImmediate(resolve)); // let requests in between
       }
       if (store.freePages() > 0) store.releaseFreePages(VACUUM_PAGES_PER_RUN);
+      checkWebhookBacklog(ctx);
       return done;
     },
   };

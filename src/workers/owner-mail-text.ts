@@ -45,6 +45,7 @@ function parseDetails(details: string | null): FailingDetails {
  * only from the notification's recorded details and ids; the signing secret and tokens are never read here.
  */
 export function renderOwnerMail(n: ClaimedNotification): OwnerMail {
+  if (n.kind === 'webhook_backlog') return renderBacklogMail(n);
   const d = parseDetails(n.details);
   const id = n.subscriptionId;
   const cli = n.partnerId === null ? 'svc webhooks' : 'svc partner webhooks';
@@ -86,4 +87,30 @@ export function renderOwnerMail(n: ClaimedNotification): OwnerMail {
     '-- svc',
   ];
   return { subject: `[svc] Webhook ${id} is failing: ${failures} deliveries in a row`, text: `${lines.join('\n')}\n` };
+}
+
+/** The e-mail for a `webhook_backlog` notification: deliveries are queuing up faster than the receivers take them. */
+function renderBacklogMail(n: ClaimedNotification): OwnerMail {
+  const d = parseDetails(n.details) as FailingDetails & { pending?: number; bound?: number; oldest_age_sec?: number; subscription_pending?: number };
+  const owner = n.partnerId === null ? `workspace "${n.ownerName}" (id ${n.workspaceId})` : `partner "${n.ownerName}"`;
+  const cli = n.partnerId === null ? 'svc webhooks' : 'svc partner webhooks';
+  const lines = [
+    'Hello,',
+    '',
+    `webhook deliveries of your ${owner} are queuing up faster than your receivers take them.`,
+    '',
+    `  Queued now:        ${d.pending ?? 'unknown'} deliveries (the bound is ${d.bound ?? 'unknown'})`,
+    `  Oldest waiting:    ${d.oldest_age_sec ?? 'unknown'} s`,
+    `  Most behind:       subscription ${n.subscriptionId}, ${d.url === undefined ? 'unknown URL' : displayUrl(d.url)} (${d.subscription_pending ?? '?'} queued)`,
+    '',
+    'Nothing is lost: every event stays queued until it is delivered. What to do:',
+    '',
+    '  1. Check that your receivers answer quickly (well under 5 seconds) with a 2xx status.',
+    `  2. Read the attempt log:   ${cli} deliveries ${n.subscriptionId}`,
+    '',
+    'You get this message once each time the backlog passes the bound.',
+    '',
+    '-- svc',
+  ];
+  return { subject: `[svc] Webhook deliveries are falling behind: ${d.pending ?? 'many'} queued`, text: `${lines.join('\n')}\n` };
 }

@@ -68,6 +68,8 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
       return partner === null ? {} : partnerWebhookHeaders(partner.public_id, partner.secret, ctx.clock, body);
     },
     onError: (error) => ctx.logger.error('webhook worker failed', { error: String(error) }),
+    onRecorded: (delivery, outcome, result, now) =>
+      ctx.metrics.webhookAttempt(result.status, outcome.durationMs, now - delivery.createdAt),
   });
   let started = false;
   runtime.wake = () => {

@@ -13,6 +13,7 @@ interface ServeFlags {
   rateLimit?: number;
   smtpUrl?: string;
   smtpFrom?: string;
+  metrics: boolean;
 }
 
 /** `svc serve`: the engine of a data directory over HTTP until SIGINT/SIGTERM. */
@@ -29,6 +30,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     // No argument parser here: commander would repeat a rejected value, and this one holds a password.
     .option('--smtp-url <url>', 'e-mail owner notifications through smtp[s]://user:pass@host:port (env SVC_SMTP_URL)')
     .option('--smtp-from <address>', 'From address of those e-mails (env SVC_SMTP_FROM)')
+    .option('--no-metrics', 'do not serve Prometheus metrics at GET /metrics (served by default, without a token)')
     .action(async (opts: ServeFlags) => {
       if (ctx.globals.baseUrl !== undefined) {
         throw usageError('svc serve serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
@@ -46,6 +48,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ...(opts.webhookRetryDelays === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelays }),
         ...(sendLeaseMs === undefined ? {} : { sendLeaseMs }),
         ...smtp,
+        metrics: opts.metrics,
         log,
       });
       // Subscribe before announcing, so a signal sent right after the line is seen is never missed.

@@ -1,0 +1,85 @@
+/**
+ * Prometheus metrics of one `svc serve` (prom-client, its own registry so several servers in one process do
+ * not mix). Counters and histograms are fed as work happens (EngineMetrics, the HTTP hook); queue depths are
+ * read from the database at each scrape, so they include other processes' work on the same database.
+ * No label ever carries a tenant, token or URL: the endpoint is unauthenticated.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EngineMetrics, QueueStats } from '../engine/engine-metrics.js';
+
+export interface ServerMetrics {
+  readonly registry: Registry;
+  readonly engine: EngineMetrics;
+  /** One HTTP request done: `route` is the route pattern (`/api/chats/:id`), never the raw URL. */
+  httpRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Reads queue depths from here at each scrape. */
+  watchQueues(read: () => QueueStats, now: () => number): void;
+  render(): Promise<string>;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+export function createServerMetrics(): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+  const attempts = new Counter({ name: 'svc_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers: [registry] });
+  const attemptSeconds = new Histogram({ name: 'svc_webhook_attempt_duration_seconds', help: 'Time one webhook POST took', buckets: LATENCY_BUCKETS, registers: [registry] });
+  const deliverySeconds = new Histogram({
+    name: 'svc_webhook_delivery_latency_seconds',
+    help: 'From the event being queued to its successful delivery',
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const overBound = new Gauge({ name: 'svc_webhook_tenants_over_backlog_bound', help: 'Tenants whose pending deliveries passed the backlog bound', registers: [registry] });
+  const http = new Histogram({
+    name: 'svc_http_request_duration_seconds',
+    help: 'HTTP requests by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const depth = new Gauge({ name: 'svc_queue_depth', help: 'Work queued now, by queue and state', labelNames: ['queue', 'state'], registers: [registry] });
+  const oldest = new Gauge({ name: 'svc_queue_oldest_age_seconds', help: 'Age of the oldest queued item, by queue', labelNames: ['queue'], registers: [registry] });
+
+  let collectQueues = (): void => undefined;
+  return {
+    registry,
+    engine: {
+      webhookAttempt(outcome, durationMs, sinceQueuedMs) {
+        attempts.inc({ outcome });
+        attemptSeconds.observe(durationMs / 1000);
+        if (outcome === 'succeeded') deliverySeconds.observe(sinceQueuedMs / 1000);
+      },
+      webhookBacklog: (tenants) => overBound.set(tenants),
+    },
+    httpRequest: (method, route, status, seconds) => http.observe({ method, route, status: String(status) }, seconds),
+    watchQueues(read, now) {
+      // Run by each scrape; the gauges are reset first so a queue that emptied reads 0, not its last value.
+      collectQueues = () => {
+        const stats = read();
+        depth.reset();
+        oldest.reset();
+        const at = now();
+        const oldestOf = new Map<string, number>();
+        for (const kind of ['workspace', 'partner', 'listen'] as const) {
+          for (const state of ['pending', 'delivering'] as const) depth.set({ queue: `webhook_${kind}`, state }, 0);
+        }
+        for (const row of stats.webhooks) {
+          depth.set({ queue: `webhook_${row.kind}`, state: row.status }, row.count);
+          if (row.status === 'pending' && row.oldestCreatedAt !== null) oldestOf.set(`webhook_${row.kind}`, row.oldestCreatedAt);
+        }
+        depth.set({ queue: 'send', state: 'queued' }, stats.sends.count);
+        if (stats.sends.oldestCreatedAt !== null) oldestOf.set('send', stats.sends.oldestCreatedAt);
+        depth.set({ queue: 'owner_mail', state: 'pending' }, stats.ownerMail.count);
+        for (const queue of ['webhook_workspace', 'webhook_partner', 'webhook_listen', 'send']) {
+          const created = oldestOf.get(queue);
+          oldest.set({ queue }, created === undefined ? 0 : Math.max(0, (at - created) / 1000));
+        }
+      };
+    },
+    render: async () => {
+      collectQueues();
+      return registry.metrics();
+    },
+  };
+}
