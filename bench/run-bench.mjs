@@ -31,9 +31,9 @@ const sections = {
   webhooks: {
     run: () => measureWebhooks(svc, { seconds }),
     rows: (w) => [
-      ['webhook POSTs, plain undici loop (16 at once)', `${w.plain_undici_posts_per_second} req/s`, '', ''],
-      ['webhook deliveries, svc serve (durable outbox)', `${w.svc_deliveries_per_second} events/s (${w.ratio}x plain)`, '', ''],
-      ['send accepted -> message:sent:new received', `${w.send_to_message_sent_new_ms.count} sends`, `p50 ${w.send_to_message_sent_new_ms.p50} ms, p99 ${w.send_to_message_sent_new_ms.p99} ms`, ''],
+      [`webhook POSTs, plain undici loop (${w.in_flight} in flight, own process)`, `${w.plain_undici_posts_per_second} req/s`, '', ''],
+      [`webhook deliveries, svc serve draining its outbox (${w.in_flight} in flight)`, `${w.svc_deliveries_per_second} deliveries/s (${w.ratio}x plain)`, '', ''],
+      [`mixed load ${w.mixed_load.achieved_per_second} req/s, 4 workspaces: incoming message -> webhook`, `${w.mixed_load.incoming_to_webhook_ms.count} of ${w.mixed_load.incoming_to_webhook_ms.of} arrived, ${w.mixed_load.deliveries_queued_when_load_stopped} queued at stop`, `p50 ${w.mixed_load.incoming_to_webhook_ms.p50} ms, p99 ${w.mixed_load.incoming_to_webhook_ms.p99} ms`, ''],
     ],
   },
   startup: {

@@ -1,123 +1,116 @@
-// Webhook delivery in `npm run bench`: deliveries per second from `svc serve` (outbox durable in SQLite) to a
-// receiver on loopback, beside a plain undici POST loop to the same receiver, and the time from a send being
-// accepted to its `message:sent:new` arriving. Bounded in count and in time.
-import { execFileSync } from 'node:child_process';
+// Webhook delivery in `npm run bench`. Every party has a process of its own: the receiver
+// (bench/receiver.mjs), the baseline loop (bench/plain-loop.mjs), the mixed loader (bench/mixed-loader.mjs)
+// and `svc serve`. Bounded in count and in time; loopback only.
+//  - throughput: a queue of EVENTS deliveries drained by svc into the receiver, against the plain undici loop
+//    with the same 8 requests in flight into the same receiver process;
+//  - mixed load: about 400 requests/s of sends, incoming messages and reads over 4 workspaces whose
+//    subscriptions all point at a healthy receiver; p50/p99 from an incoming message being posted to its
+//    webhook arriving, and how many deliveries are still queued when the load stops.
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { request } from 'undici';
 import { percentile, startServer } from './lib.mjs';
 
+const here = fileURLToPath(new URL('.', import.meta.url));
+const run = promisify(execFile);
 const round = (n) => Math.round(n * 100) / 100;
+const IN_FLIGHT = 8;
 
-/** A receiver on 127.0.0.1:0 that answers 200 at once and calls `onBody` with each parsed body and its arrival time. */
-async function startReceiver(onBody) {
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      res.end('ok');
-      onBody(Buffer.concat(chunks).toString(), performance.now());
-    });
+const call = async (url, { method = 'GET', token, body } = {}) => {
+  const res = await request(url, {
+    method, body: body === undefined ? null : JSON.stringify(body),
+    headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
   });
-  server.keepAliveTimeout = 10_000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
-}
-
-/** Runs `task(i)` for i < count with `concurrency` at once; stops early after `deadline` (performance.now()). */
-async function pool(count, concurrency, deadline, task) {
-  let next = 0;
-  const worker = async () => {
-    while (next < count && performance.now() < deadline) await task(next++);
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return next;
-}
-
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${text}`);
+  return text === '' || text === 'ok' ? null : JSON.parse(text);
+};
 const waitFor = async (check, deadline) => {
-  while (!check() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  return check();
+  for (;;) {
+    const value = await check();
+    if (value !== undefined || performance.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 };
 
-/** Measures webhook delivery; `seconds` bounds each phase. */
+/** A workspace with a high quota, sends unspaced (Business plan), one connected account and subscriptions to `events`. */
+async function workspace(cli, server, name, phone, events, receiverUrl) {
+  const { workspace_id: ws, token } = JSON.parse(cli('admin', 'workspace', 'create', '--name', name, '--quota', '100000000', '--json'));
+  cli('admin', 'workspace', 'update', String(ws), '--plan', 'business', '--send-interval', '0');
+  await call(`${server.url}/sim/accounts/connect`, { method: 'POST', token, body: { phone } });
+  for (const event_type of events) await call(`${server.url}/api/webhooks`, { method: 'POST', token, body: { event_type, url: `${receiverUrl}/hook` } });
+  return { ws, token, phone };
+}
+
 export async function measureWebhooks(svc, { seconds = 10 } = {}) {
-  const events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
-  const sends = Number(process.env.BENCH_WEBHOOK_SENDS ?? 300);
-  const arrivals = new Map();
-  let received = 0;
-  const rx = await startReceiver((body, at) => {
-    received += 1;
-    const parsed = JSON.parse(body);
-    if (parsed.event_type === 'message:sent:new') arrivals.set(parsed.message?.message_uid, at);
-  });
+  const events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 4000);
+  const mixedRate = Number(process.env.BENCH_MIXED_RATE ?? 400);
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-hooks-'));
   const cli = (...args) => execFileSync(process.execPath, [svc, ...args, '--data', dataDir], { encoding: 'utf8' });
+  const receiver = await startServer(process.execPath, [join(here, 'receiver.mjs')]);
   let server;
   try {
-    // Baseline: the same receiver, a plain undici POST loop with the concurrency the worker uses (16).
-    const agent = new Agent({ keepAliveTimeout: 10_000 });
-    const body = JSON.stringify({ event_type: 'message:received:new', message: { text: 'x'.repeat(400) } });
-    const start = performance.now();
-    const posted = await pool(events, 16, start + seconds * 1000, async () => {
-      const res = await request(`${rx.url}/plain`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent });
-      await res.body.text();
-    });
-    const plainPerSecond = posted / ((performance.now() - start) / 1000);
-    await agent.close();
+    // Baseline: the plain loop, 8 in flight, from its own process into the receiver process.
+    const plain = JSON.parse((await run(process.execPath, [join(here, 'plain-loop.mjs'), `${receiver.url}/plain`, String(IN_FLIGHT), String(events), String(seconds)])).stdout);
 
-    const { workspace_id: ws, token } = JSON.parse(cli('admin', 'workspace', 'create', '--name', 'Hooks', '--quota', '100000000', '--json'));
-    cli('admin', 'workspace', 'update', String(ws), '--plan', 'business', '--send-interval', '0');
     server = await startServer(process.execPath, [svc, 'serve', '--port', '0', '--dev', '--data', dataDir, '--rate-limit', '100000000']);
-    const api = async (method, path, payload) => {
-      const res = await request(`${server.url}${path}`, {
-        method, body: payload === undefined ? null : JSON.stringify(payload),
-        headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
-      });
-      const text = await res.body.text();
-      if (res.statusCode !== 200) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
-      return JSON.parse(text).data;
-    };
-    const accounts = ['+15550007001', '+15550007002', '+15550007003', '+15550007004'];
-    for (const phone of accounts) await api('POST', '/sim/accounts/connect', { phone });
+    const one = await workspace(cli, server, 'Drain', '+15550007001', ['message:received:new'], receiver.url);
+    // Queue the deliveries while the receiver holds every request, then open it and time the drain.
+    await call(`${receiver.url}/__gate/close`, { method: 'POST' });
+    for (let i = 0; i < events; i += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, events - i) }, (_, j) =>
+        call(`${server.url}/sim/messages`, { method: 'POST', token: one.token, body: { from: `+4915${String(100_000_000 + i + j)}`, to: one.phone, text: `q${i + j}` } })));
+    }
+    // The requests held at the gate (one per slot) arrived already; the drain is what comes after the opening.
+    const held = (await call(`${receiver.url}/__stats`)).count;
+    await call(`${receiver.url}/__reset`, { method: 'POST' });
+    const opened = await call(`${receiver.url}/__gate/open`, { method: 'POST' });
+    const drained = await waitFor(async () => {
+      const stats = await call(`${receiver.url}/__stats`);
+      return stats.count >= events - held ? stats : undefined;
+    }, performance.now() + 6 * seconds * 1000) ?? (await call(`${receiver.url}/__stats`));
+    const svcPerSecond = drained.count / ((drained.last_ms - opened.opened_ms) / 1000);
 
-    // Throughput: incoming messages (each one durable event) delivered to one subscription.
-    await api('POST', '/api/webhooks', { event_type: 'message:received:new', url: `${rx.url}/received` });
-    received = 0;
-    const t0 = performance.now();
-    const deadline = t0 + seconds * 1000;
-    const accepted = await pool(events, 16, deadline, (i) =>
-      api('POST', '/sim/messages', { from: `+4915${String(100000000 + i)}`, to: accounts[i % accounts.length], text: `m${i}` }),
-    );
-    const acceptSeconds = (performance.now() - t0) / 1000;
-    await waitFor(() => received >= accepted, deadline + seconds * 1000);
-    const delivered = received;
-    const deliveredPerSecond = delivered / ((performance.now() - t0) / 1000);
-
-    // Latency: send accepted -> message:sent:new at the receiver (Business plan, interval 0, four accounts).
-    await api('POST', '/api/webhooks', { event_type: 'message:sent:new', url: `${rx.url}/sent` });
-    const acceptedAt = new Map();
-    const l0 = performance.now();
-    await pool(sends, 4, l0 + seconds * 1000, async (i) => {
-      const sent = await api('POST', '/api/messages', { phone: `+1415${String(5000000 + i)}`, text: `s${i}`, messenger_account_phone: accounts[i % accounts.length] });
-      acceptedAt.set(sent.message_uid, performance.now());
-      await new Promise((r) => setTimeout(r, 5));
-    });
-    await waitFor(() => [...acceptedAt.keys()].every((uid) => arrivals.has(uid)), performance.now() + seconds * 1000);
-    const latencies = [...acceptedAt].filter(([uid]) => arrivals.has(uid)).map(([uid, at]) => arrivals.get(uid) - at);
+    // Mixed load over 4 fresh workspaces, all subscribed to the message events, one healthy receiver.
+    const tenants = [];
+    for (let i = 0; i < 4; i += 1) {
+      tenants.push(await workspace(cli, server, `Mixed ${i}`, `+1555000810${i}`, ['message:new', 'message:received:new', 'message:sent:new', 'chat:created'], receiver.url));
+    }
+    await call(`${receiver.url}/__reset`, { method: 'POST' });
+    const loader = JSON.parse((await run(process.execPath, [join(here, 'mixed-loader.mjs'), server.url, tenants.map((t) => t.token).join(','), String(mixedRate), String(seconds)],
+      { env: { ...process.env, ACCOUNTS: tenants.map((t) => t.phone).join(',') }, maxBuffer: 64 * 1024 * 1024 })).stdout);
+    const metrics = await (await request(`${server.url}/metrics`)).body.text();
+    const queuedAtStop = Number(/svc_queue_depth\{queue="webhook_workspace",state="pending"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
+    const texts = Object.keys(loader.sent);
+    const arrivals = await waitFor(async () => {
+      const seen = await call(`${receiver.url}/__arrivals`);
+      return texts.every((t) => t in seen) ? seen : undefined;
+    }, performance.now() + 3 * seconds * 1000) ?? (await call(`${receiver.url}/__arrivals`));
+    const latencies = texts.filter((t) => t in arrivals).map((t) => arrivals[t] - loader.sent[t]);
     return {
-      plain_undici_posts_per_second: Math.round(plainPerSecond),
-      svc_deliveries_per_second: Math.round(deliveredPerSecond),
-      delivered,
-      events_accepted: accepted,
-      events_accepted_per_second: Math.round(accepted / acceptSeconds),
-      ratio: round(deliveredPerSecond / plainPerSecond),
-      send_to_message_sent_new_ms: { count: latencies.length, of: acceptedAt.size, p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) },
+      in_flight: IN_FLIGHT,
+      plain_undici_posts_per_second: Math.round(plain.per_second),
+      svc_deliveries_per_second: Math.round(svcPerSecond),
+      delivered: drained.count + held,
+      queued: events,
+      ratio: round(svcPerSecond / plain.per_second),
+      mixed_load: {
+        requested_per_second: mixedRate,
+        achieved_per_second: loader.achieved_per_second,
+        requests: loader.requests,
+        non_2xx: loader.non_2xx,
+        errors: loader.errors,
+        deliveries_queued_when_load_stopped: queuedAtStop,
+        incoming_to_webhook_ms: { count: latencies.length, of: texts.length, p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) },
+      },
     };
   } finally {
     await server?.stop();
-    await rx.close();
+    await receiver.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
