@@ -109,7 +109,8 @@ const prepareStatements = (db: Db) => ({
     SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,
         lease_owner = NULL, lease_until = NULL, completed_at = @completedAt
     WHERE id = @id`),
-  subscriptionOk: db.prepare(`UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ?`),
+  // Most successes follow successes: no row write then.
+  subscriptionOk: db.prepare(`UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0`),
   subscriptionFailed: db.prepare(`UPDATE webhook_subscriptions
     SET errors_counter = errors_counter + 1, consecutive_failures = consecutive_failures + 1
     WHERE id = ? RETURNING consecutive_failures`),

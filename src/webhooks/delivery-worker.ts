@@ -81,16 +81,19 @@ export class DeliveryWorker {
   }
 
   /** Claims as many due deliveries as there are free slots and starts them; returns how many started. */
-  tick(): number {
+  tick(afterCompletion = false): number {
     if (this.stopped) return 0;
     const free = this.o.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
     let claimed: ClaimedDelivery[];
     try {
       this.o.beforeClaim?.();
-      // A plain read first: most polls find nothing due and should not take the write lock for that.
-      const due = this.o.queue.nextDueAt();
-      if (due === null || due > this.o.clock.now()) return 0;
+      // A plain read first: most polls find nothing due and should not take the write lock for that. Right
+      // after deliveries finished the queue is likely busy, and claimDue makes its own cheap check.
+      if (!afterCompletion) {
+        const due = this.o.queue.nextDueAt();
+        if (due === null || due > this.o.clock.now()) return 0;
+      }
       claimed = this.o.queue.claimDue({
         now: this.o.clock.now(),
         limit: free,
@@ -113,7 +116,7 @@ export class DeliveryWorker {
           this.tickQueued = true;
           queueMicrotask(() => {
             this.tickQueued = false;
-            this.tick();
+            this.tick(true);
           });
         }
       });
