@@ -1,7 +1,7 @@
 // The mixed load of the delivery bench, in a process of its own: `node bench/mixed-loader.mjs BASE TOKENS RATE SECONDS`
 // (TOKENS: comma-separated workspace tokens; each workspace has the accounts ACCOUNTS lists). At RATE requests a
-// second for SECONDS: 40 % sends, 30 % incoming messages (text `lat-N`, whose webhook arrival the receiver
-// timestamps), 30 % chat list reads, spread over the workspaces. At most 256 requests in flight. Prints JSON.
+// second for SECONDS: 40 % sends (text `lat-sN`), 30 % incoming messages (`lat-iN`), 30 % chat list reads; the
+// receiver timestamps the first webhook naming each text, spread over the workspaces. At most 256 requests in flight. Prints JSON.
 import { Agent, request } from 'undici';
 
 const [base, tokenList, rate, seconds] = [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5])];
@@ -23,10 +23,12 @@ async function fire(i) {
   let body;
   if (kind === 'send') {
     path = '/api/messages';
-    body = JSON.stringify({ phone: `+1415${String(5_000_000 + (i % 5000))}`, text: `s${i}` });
+    const text = `lat-s${i}`;
+    body = JSON.stringify({ phone: `+1415${String(5_000_000 + (i % 5000))}`, text });
+    sent[text] = Date.now();
   } else if (kind === 'incoming') {
     path = '/sim/messages';
-    const text = `lat-${i}`;
+    const text = `lat-i${i}`;
     body = JSON.stringify({ from: `+4915${String(100_000_000 + (i % 5000))}`, to: accounts[ws], text });
     sent[text] = Date.now();
   }

@@ -83,13 +83,21 @@ interface Candidate {
 
 const tenantOf = (s: Candidate): string => (s.workspace_id !== null ? `w${s.workspace_id}` : `p${s.partner_id}`);
 
-/** The receiver a URL points at (scheme, host and port); a URL that does not parse stands for itself. */
+const origins = new Map<string, string>();
+
+/** The receiver a URL points at (scheme, host and port); a URL that does not parse stands for itself. Memoised: every claim asks. */
 function endpointOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
+  let origin = origins.get(url);
+  if (origin === undefined) {
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      origin = url;
+    }
+    if (origins.size > 10_000) origins.clear();
+    origins.set(url, origin);
   }
+  return origin;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Transaction } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import { DeliveryPicker } from './delivery-claim.js';
 import type { SendOutcome } from './send-outcome.js';
@@ -39,6 +40,8 @@ export interface ClaimOptions {
   perTenantCap?: number;
   /** null (the default) claims POSTed subscriptions; a session id claims only that listener's. */
   listenSessionId?: string | null;
+  /** Skip the read-only look before taking the write lock (deliveries just finished: work is likely due). */
+  expectWork?: boolean;
 }
 
 export interface RecordAttemptInput {
@@ -135,6 +138,8 @@ const prepareStatements = (db: Db) => ({
 export class DeliveryQueue {
   private readonly stmt: ReturnType<typeof prepareStatements>;
   private readonly picker: DeliveryPicker;
+  private readonly claimTx: Transaction<(options: ClaimOptions) => ClaimedDelivery[]>;
+  private readonly recordTx: Transaction<(inputs: readonly RecordAttemptInput[]) => RecordAttemptResult[]>;
 
   constructor(
     private readonly db: Db,
@@ -142,6 +147,14 @@ export class DeliveryQueue {
   ) {
     this.stmt = prepareStatements(db);
     this.picker = new DeliveryPicker(db);
+    // Transaction wrappers are built once: better-sqlite3's db.transaction() is measurable on this path.
+    this.claimTx = db.transaction((options: ClaimOptions): ClaimedDelivery[] =>
+      this.picker.pick(options).map((id) => {
+        this.stmt.lease.run({ id, owner: options.owner, leaseUntil: options.now + options.leaseMs });
+        return rowToClaimed(this.stmt.byId.get(id) as DeliveryRow);
+      }),
+    );
+    this.recordTx = db.transaction((inputs: readonly RecordAttemptInput[]) => inputs.map((input) => this.recordOne(input)));
   }
 
   /**
@@ -188,15 +201,11 @@ export class DeliveryQueue {
    */
   claimDue(options: ClaimOptions): ClaimedDelivery[] {
     // A plain read first: a poll that finds nothing (or only subscriptions at their cap) takes no write lock.
-    if (this.picker.pick(options).length === 0) return [];
-    const claim = this.db.transaction((): ClaimedDelivery[] =>
-      this.picker.pick(options).map((id) => {
-        this.stmt.lease.run({ id, owner: options.owner, leaseUntil: options.now + options.leaseMs });
-        return rowToClaimed(this.stmt.byId.get(id) as DeliveryRow);
-      }),
-    );
-    return claim.immediate();
+    if (options.expectWork !== true && this.picker.pick(options).length === 0) return [];
+    return this.claimTx.immediate(options);
   }
+
+
 
   /**
    * Logs one attempt and moves the delivery on: succeeded, pending again at the next retry time, or
@@ -205,70 +214,71 @@ export class DeliveryQueue {
    */
   /** Records several attempts in one transaction (one commit for a batch of finished deliveries). */
   recordAttempts(inputs: readonly RecordAttemptInput[]): RecordAttemptResult[] {
-    return this.db.transaction(() => inputs.map((input) => this.recordAttempt(input))).immediate();
+    return this.recordTx.immediate(inputs);
   }
 
   recordAttempt(input: RecordAttemptInput): RecordAttemptResult {
-    const record = this.db.transaction((): RecordAttemptResult => {
-      const row = this.stmt.leased.get({ id: input.deliveryId, owner: input.owner }) as DeliveryRow | undefined;
-      if (row === undefined) return { status: 'lease_lost' };
-      const attemptNumber = row.attempts + 1;
-      const { outcome, now } = input;
-      this.stmt.attempt.run({
-        deliveryId: row.id,
-        attemptNumber,
-        ok: outcome.ok ? 1 : 0,
-        statusCode: outcome.statusCode,
-        durationMs: outcome.durationMs,
-        error: outcome.error,
+    return this.recordTx.immediate([input])[0] as RecordAttemptResult;
+  }
+
+  private recordOne(input: RecordAttemptInput): RecordAttemptResult {
+    const row = this.stmt.leased.get({ id: input.deliveryId, owner: input.owner }) as DeliveryRow | undefined;
+    if (row === undefined) return { status: 'lease_lost' };
+    const attemptNumber = row.attempts + 1;
+    const { outcome, now } = input;
+    this.stmt.attempt.run({
+      deliveryId: row.id,
+      attemptNumber,
+      ok: outcome.ok ? 1 : 0,
+      statusCode: outcome.statusCode,
+      durationMs: outcome.durationMs,
+      error: outcome.error,
+      now,
+    });
+    const finish = (status: string, nextAt: number | null) =>
+      this.stmt.finish.run({
+        id: row.id,
+        status,
+        attempts: attemptNumber,
+        nextAttemptAt: nextAt,
+        completedAt: nextAt === null ? now : null,
+      });
+    if (outcome.ok) {
+      finish('succeeded', null);
+      this.stmt.subscriptionOk.run(row.subscription_id);
+      return { status: 'succeeded', attemptNumber, nextAttemptAt: null, ownerNotified: false };
+    }
+    const nextAt = nextAttemptAt(attemptNumber, now, input.retryDelays ?? DEFAULT_RETRY_DELAYS_MS);
+    if (nextAt !== null) {
+      finish('pending', nextAt);
+      return { status: 'retry_scheduled', attemptNumber, nextAttemptAt: nextAt, ownerNotified: false };
+    }
+    finish('failed', null);
+    const { consecutive_failures: streak } = this.stmt.subscriptionFailed.get(row.subscription_id) as {
+      consecutive_failures: number;
+    };
+    const threshold = input.failureNotifyThreshold ?? DEFAULT_FAILURE_NOTIFY_THRESHOLD;
+    // A listener's subscription fails whenever the developer's local app is down: no e-mail for that.
+    const ownerNotified = streak === threshold && row.listen_session_id === null;
+    if (ownerNotified) {
+      this.stmt.notify.run({
+        workspaceId: row.workspace_id,
+        partnerId: row.partner_id,
+        subscriptionId: row.subscription_id,
+        kind: OWNER_NOTIFICATION_WEBHOOK_FAILING,
+        // What the owner's e-mail says (never the secret): which endpoint, how bad, and which delivery to look at.
+        details: JSON.stringify({
+          url: row.url,
+          event_type: row.event_type,
+          consecutive_failures: streak,
+          last_error: outcome.error,
+          last_status_code: outcome.statusCode,
+          last_delivery_id: row.id,
+        }),
         now,
       });
-      const finish = (status: string, nextAt: number | null) =>
-        this.stmt.finish.run({
-          id: row.id,
-          status,
-          attempts: attemptNumber,
-          nextAttemptAt: nextAt,
-          completedAt: nextAt === null ? now : null,
-        });
-      if (outcome.ok) {
-        finish('succeeded', null);
-        this.stmt.subscriptionOk.run(row.subscription_id);
-        return { status: 'succeeded', attemptNumber, nextAttemptAt: null, ownerNotified: false };
-      }
-      const nextAt = nextAttemptAt(attemptNumber, now, input.retryDelays ?? DEFAULT_RETRY_DELAYS_MS);
-      if (nextAt !== null) {
-        finish('pending', nextAt);
-        return { status: 'retry_scheduled', attemptNumber, nextAttemptAt: nextAt, ownerNotified: false };
-      }
-      finish('failed', null);
-      const { consecutive_failures: streak } = this.stmt.subscriptionFailed.get(row.subscription_id) as {
-        consecutive_failures: number;
-      };
-      const threshold = input.failureNotifyThreshold ?? DEFAULT_FAILURE_NOTIFY_THRESHOLD;
-      // A listener's subscription fails whenever the developer's local app is down: no e-mail for that.
-      const ownerNotified = streak === threshold && row.listen_session_id === null;
-      if (ownerNotified) {
-        this.stmt.notify.run({
-          workspaceId: row.workspace_id,
-          partnerId: row.partner_id,
-          subscriptionId: row.subscription_id,
-          kind: OWNER_NOTIFICATION_WEBHOOK_FAILING,
-          // What the owner's e-mail says (never the secret): which endpoint, how bad, and which delivery to look at.
-          details: JSON.stringify({
-            url: row.url,
-            event_type: row.event_type,
-            consecutive_failures: streak,
-            last_error: outcome.error,
-            last_status_code: outcome.statusCode,
-            last_delivery_id: row.id,
-          }),
-          now,
-        });
-      }
-      return { status: 'failed', attemptNumber, nextAttemptAt: null, ownerNotified };
-    });
-    return record.immediate();
+    }
+    return { status: 'failed', attemptNumber, nextAttemptAt: null, ownerNotified };
   }
 
   /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */

@@ -102,6 +102,7 @@ export class DeliveryWorker {
         perSubscriptionCap: this.o.perSubscriptionCap,
         perEndpointCap: this.o.perEndpointCap,
         perTenantCap: this.o.perTenantCap,
+        expectWork: afterCompletion,
       });
     } catch (error) {
       this.o.onError(error);
