@@ -40,8 +40,6 @@ export interface ClaimOptions {
   perTenantCap?: number;
   /** null (the default) claims POSTed subscriptions; a session id claims only that listener's. */
   listenSessionId?: string | null;
-  /** Skip the read-only look before taking the write lock (deliveries just finished: work is likely due). */
-  expectWork?: boolean;
 }
 
 export interface RecordAttemptInput {
@@ -74,6 +72,9 @@ interface DeliveryRow {
   created_at: number;
 }
 
+type SubscriptionFields = Pick<DeliveryRow, 'url' | 'secret' | 'listen_session_id' | 'workspace_id' | 'partner_id'>;
+type LeasedRow = Omit<DeliveryRow, keyof SubscriptionFields>;
+
 const rowToClaimed = (row: DeliveryRow): ClaimedDelivery => ({
   id: row.id,
   subscriptionId: row.subscription_id,
@@ -100,14 +101,23 @@ const prepareStatements = (db: Db) => ({
   insert: db.prepare(`INSERT INTO webhook_deliveries
     (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
     VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now)`),
-  lease: db.prepare(`UPDATE webhook_deliveries
-    SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id = @id`),
-  byId: db.prepare(`${SELECT_DELIVERY} WHERE d.id = ?`),
+  // One statement per leased row; its subscription's fields are read once per claim.
+  lease: db.prepare<{ id: number; owner: string; leaseUntil: number }, LeasedRow>(`UPDATE webhook_deliveries
+    SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id = @id
+    RETURNING id, subscription_id, webhook_msg_id, event_type, payload, attempts, created_at`),
+  subscription: db.prepare<[number], SubscriptionFields>(
+    'SELECT url, secret, listen_session_id, workspace_id, partner_id FROM webhook_subscriptions WHERE id = ?',
+  ),
   leased: db.prepare(`${SELECT_DELIVERY}
     WHERE d.id = @id AND d.status = 'delivering' AND d.lease_owner = @owner`),
   attempt: db.prepare(`INSERT INTO webhook_attempts
     (delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at)
     VALUES (@deliveryId, @attemptNumber, @ok, @statusCode, @durationMs, @error, @now)`),
+  // The common case in one statement: the lease check, the attempt count and the final state.
+  succeed: db.prepare<{ id: number; owner: string; now: number }, { attempts: number; subscription_id: number }>(`UPDATE webhook_deliveries
+    SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
+        completed_at = @now
+    WHERE id = @id AND status = 'delivering' AND lease_owner = @owner RETURNING attempts, subscription_id`),
   finish: db.prepare(`UPDATE webhook_deliveries
     SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,
         lease_owner = NULL, lease_until = NULL, completed_at = @completedAt
@@ -139,7 +149,10 @@ export class DeliveryQueue {
   private readonly stmt: ReturnType<typeof prepareStatements>;
   private readonly picker: DeliveryPicker;
   private readonly claimTx: Transaction<(options: ClaimOptions) => ClaimedDelivery[]>;
-  private readonly recordTx: Transaction<(inputs: readonly RecordAttemptInput[]) => RecordAttemptResult[]>;
+  private readonly recordTx: Transaction<(input: RecordAttemptInput) => RecordAttemptResult>;
+  private readonly recordAndClaimTx: Transaction<
+    (inputs: readonly RecordAttemptInput[], claim: ClaimOptions | null) => { results: RecordAttemptResult[]; claimed: ClaimedDelivery[] }
+  >;
 
   constructor(
     private readonly db: Db,
@@ -148,13 +161,24 @@ export class DeliveryQueue {
     this.stmt = prepareStatements(db);
     this.picker = new DeliveryPicker(db);
     // Transaction wrappers are built once: better-sqlite3's db.transaction() is measurable on this path.
-    this.claimTx = db.transaction((options: ClaimOptions): ClaimedDelivery[] =>
-      this.picker.pick(options).map((id) => {
-        this.stmt.lease.run({ id, owner: options.owner, leaseUntil: options.now + options.leaseMs });
-        return rowToClaimed(this.stmt.byId.get(id) as DeliveryRow);
-      }),
-    );
-    this.recordTx = db.transaction((inputs: readonly RecordAttemptInput[]) => inputs.map((input) => this.recordOne(input)));
+    const lease = (options: ClaimOptions): ClaimedDelivery[] => {
+      const subscriptions = new Map<number, SubscriptionFields>();
+      return this.picker.pick(options).map((id) => {
+        const row = this.stmt.lease.get({ id, owner: options.owner, leaseUntil: options.now + options.leaseMs }) as LeasedRow;
+        let subscription = subscriptions.get(row.subscription_id);
+        if (subscription === undefined) {
+          subscription = this.stmt.subscription.get(row.subscription_id) as SubscriptionFields;
+          subscriptions.set(row.subscription_id, subscription);
+        }
+        return rowToClaimed({ ...row, ...subscription });
+      });
+    };
+    this.claimTx = db.transaction(lease);
+    this.recordTx = db.transaction((input: RecordAttemptInput) => this.recordOne(input));
+    this.recordAndClaimTx = db.transaction((inputs: readonly RecordAttemptInput[], claim: ClaimOptions | null) => {
+      const results = inputs.map((input) => this.recordOne(input));
+      return { results, claimed: claim === null ? [] : lease(claim) };
+    });
   }
 
   /**
@@ -201,7 +225,7 @@ export class DeliveryQueue {
    */
   claimDue(options: ClaimOptions): ClaimedDelivery[] {
     // A plain read first: a poll that finds nothing (or only subscriptions at their cap) takes no write lock.
-    if (options.expectWork !== true && this.picker.pick(options).length === 0) return [];
+    if (this.picker.pick(options).length === 0) return [];
     return this.claimTx.immediate(options);
   }
 
@@ -212,16 +236,34 @@ export class DeliveryQueue {
    * failed after the last attempt. Only a final failure counts in `errors_counter`; subscriptions are
    * never disabled. The owner is notified once per failure streak, when it reaches the threshold.
    */
-  /** Records several attempts in one transaction (one commit for a batch of finished deliveries). */
-  recordAttempts(inputs: readonly RecordAttemptInput[]): RecordAttemptResult[] {
-    return this.recordTx.immediate(inputs);
+  private recordSuccess(input: RecordAttemptInput): RecordAttemptResult {
+    const { outcome, now } = input;
+    const row = this.stmt.succeed.get({ id: input.deliveryId, owner: input.owner, now });
+    if (row === undefined) return { status: 'lease_lost' };
+    this.stmt.attempt.run({
+      deliveryId: input.deliveryId,
+      attemptNumber: row.attempts,
+      ok: 1,
+      statusCode: outcome.statusCode,
+      durationMs: outcome.durationMs,
+      error: null,
+      now,
+    });
+    this.stmt.subscriptionOk.run(row.subscription_id);
+    return { status: 'succeeded', attemptNumber: row.attempts, nextAttemptAt: null, ownerNotified: false };
+  }
+
+  /** Records finished attempts and leases up to `claim.limit` due deliveries, in one transaction. */
+  recordAndClaim(inputs: readonly RecordAttemptInput[], claim: ClaimOptions | null): { results: RecordAttemptResult[]; claimed: ClaimedDelivery[] } {
+    return this.recordAndClaimTx.immediate(inputs, claim);
   }
 
   recordAttempt(input: RecordAttemptInput): RecordAttemptResult {
-    return this.recordTx.immediate([input])[0] as RecordAttemptResult;
+    return this.recordTx.immediate(input);
   }
 
   private recordOne(input: RecordAttemptInput): RecordAttemptResult {
+    if (input.outcome.ok) return this.recordSuccess(input);
     const row = this.stmt.leased.get({ id: input.deliveryId, owner: input.owner }) as DeliveryRow | undefined;
     if (row === undefined) return { status: 'lease_lost' };
     const attemptNumber = row.attempts + 1;
@@ -243,11 +285,6 @@ export class DeliveryQueue {
         nextAttemptAt: nextAt,
         completedAt: nextAt === null ? now : null,
       });
-    if (outcome.ok) {
-      finish('succeeded', null);
-      this.stmt.subscriptionOk.run(row.subscription_id);
-      return { status: 'succeeded', attemptNumber, nextAttemptAt: null, ownerNotified: false };
-    }
     const nextAt = nextAttemptAt(attemptNumber, now, input.retryDelays ?? DEFAULT_RETRY_DELAYS_MS);
     if (nextAt !== null) {
       finish('pending', nextAt);

@@ -1,5 +1,5 @@
 import type { Clock } from '../engine/clock.js';
-import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimedDelivery, type DeliveryQueue, type RecordAttemptResult } from './delivery-queue.js';
+import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimOptions, type ClaimedDelivery, type DeliveryQueue, type RecordAttemptResult } from './delivery-queue.js';
 import { describeError, type SendOutcome } from './send-outcome.js';
 import { DEFAULT_RETRY_DELAYS_MS } from './retry-schedule.js';
 import { signedHeaders } from './signature.js';
@@ -51,8 +51,8 @@ export interface DeliveryWorkerOptions {
 
 /**
  * Delivers due webhooks from the outbox. Each delivery runs on its own, so there is no batch for a slow
- * endpoint to hold up; what finishes within one turn of the event loop is recorded in one transaction (group
- * commit), and the slots it frees are filled by one claim.
+ * endpoint to hold up; what finishes within one turn of the event loop is recorded, and the slots it frees
+ * claimed again, in one transaction.
  */
 export class DeliveryWorker {
   /** Named and shaped like the engine's JobRunner (`name`, `runDue`, `nextDueAt`), so it can be handed over as one. */
@@ -61,7 +61,6 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private processed = 0;
-  private tickQueued = false;
   private readonly toRecord: Array<{ delivery: ClaimedDelivery; outcome: SendOutcome; recorded: () => void }> = [];
   private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim' | 'onRecorded'>> &
     Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim' | 'onRecorded'>;
@@ -81,49 +80,45 @@ export class DeliveryWorker {
   }
 
   /** Claims as many due deliveries as there are free slots and starts them; returns how many started. */
-  tick(afterCompletion = false): number {
+  tick(): number {
     if (this.stopped) return 0;
     const free = this.o.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
     let claimed: ClaimedDelivery[];
     try {
       this.o.beforeClaim?.();
-      // A plain read first: most polls find nothing due and should not take the write lock for that. Right
-      // after deliveries finished the queue is likely busy, and claimDue makes its own cheap check.
-      if (!afterCompletion) {
-        const due = this.o.queue.nextDueAt();
-        if (due === null || due > this.o.clock.now()) return 0;
-      }
-      claimed = this.o.queue.claimDue({
-        now: this.o.clock.now(),
-        limit: free,
-        owner: this.o.owner,
-        leaseMs: this.o.leaseMs,
-        perSubscriptionCap: this.o.perSubscriptionCap,
-        perEndpointCap: this.o.perEndpointCap,
-        perTenantCap: this.o.perTenantCap,
-        expectWork: afterCompletion,
-      });
+      // A plain read first: most polls find nothing due and should not take the write lock for that.
+      const due = this.o.queue.nextDueAt();
+      if (due === null || due > this.o.clock.now()) return 0;
+      claimed = this.o.queue.claimDue(this.claimOptions(free));
     } catch (error) {
       this.o.onError(error);
       return 0;
     }
+    this.startAll(claimed);
+    return claimed.length;
+  }
+
+  private claimOptions(limit: number): ClaimOptions {
+    return {
+      now: this.o.clock.now(),
+      limit,
+      owner: this.o.owner,
+      leaseMs: this.o.leaseMs,
+      perSubscriptionCap: this.o.perSubscriptionCap,
+      perEndpointCap: this.o.perEndpointCap,
+      perTenantCap: this.o.perTenantCap,
+    };
+  }
+
+  private startAll(claimed: readonly ClaimedDelivery[]): void {
     for (const delivery of claimed) {
       const run: Promise<void> = this.process(delivery).finally(() => {
         this.inFlight.delete(run);
         this.processed += 1;
-        // Once for the whole recorded batch: one claim fills every slot it freed.
-        if (!this.tickQueued) {
-          this.tickQueued = true;
-          queueMicrotask(() => {
-            this.tickQueued = false;
-            this.tick(true);
-          });
-        }
       });
       this.inFlight.add(run);
     }
-    return claimed.length;
   }
 
   /** Processes everything due at the clock's current time, then resolves with how many attempts ran. */
@@ -167,13 +162,17 @@ export class DeliveryWorker {
     });
   }
 
-  // One commit for every attempt that finished in this turn. Should it fail (a busy database), the leases run
+  // One transaction for every attempt that finished in this turn, which also claims the slots they free (group
+  // commit: one BEGIN/COMMIT per batch, not two per delivery). Should it fail (a busy database), the leases run
   // out and those deliveries are attempted again: at least once, as always.
   private recordBatch(): void {
     const batch = this.toRecord.splice(0);
     const now = this.o.clock.now();
+    const free = this.stopped ? 0 : this.o.concurrency - this.inFlight.size + batch.length;
+    let claimed: ClaimedDelivery[] = [];
     try {
-      const results = this.o.queue.recordAttempts(
+      this.o.beforeClaim?.();
+      const done = this.o.queue.recordAndClaim(
         batch.map(({ delivery, outcome }) => ({
           deliveryId: delivery.id,
           owner: this.o.owner,
@@ -182,12 +181,15 @@ export class DeliveryWorker {
           retryDelays: this.o.retryDelays,
           failureNotifyThreshold: this.o.failureNotifyThreshold,
         })),
+        free > 0 ? this.claimOptions(free) : null,
       );
-      batch.forEach(({ delivery, outcome }, i) => this.o.onRecorded?.(delivery, outcome, results[i] as RecordAttemptResult, now));
+      claimed = done.claimed;
+      batch.forEach(({ delivery, outcome }, i) => this.o.onRecorded?.(delivery, outcome, done.results[i] as RecordAttemptResult, now));
     } catch (error) {
       this.o.onError(error);
     }
     for (const { recorded } of batch) recorded();
+    this.startAll(claimed);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<SendOutcome> {
