@@ -1,4 +1,5 @@
-// CLI start-up: `svc --version` and a local `svc send --no-wait`, beside `node -e 0`, same run.
+// CLI start-up: `svc --version` and a local `svc send --no-wait`, beside `node -e 0`, same run; and how long
+// `startSandbox()` of svc/testing takes to be ready.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,9 @@ export function measureStartup(svc, runs = 15) {
   try {
     const env = { SVC_HOME: home, SVC_CONFIG_DIR: home, NO_COLOR: '1' };
     spawnSync(process.execPath, [svc, 'send', '--phone', '+14155550123', '--text', 'warm-up'], { env: { ...process.env, ...env } });
+    const sandbox = JSON.parse(spawnSync(process.execPath, [join(import.meta.dirname, 'sandbox-start.mjs'), String(runs)], { encoding: 'utf8' }).stdout);
     return {
+      sandbox_start: { cold_ms: round(sandbox[0]), warm_p50_ms: round(percentile(sandbox.slice(1), 50)), runs },
       node_e_0: timeRuns(['-e', '0'], env, runs),
       svc_version: timeRuns([svc, '--version'], env, runs),
       svc_send_local_no_wait: timeRuns([svc, 'send', '--phone', '+14155550123', '--text', 'Hi', '--no-wait', '--json'], env, runs),

@@ -1,0 +1,3 @@
+/** `import { startSandbox } from 'svc/testing'`: the service in process, for integration tests. */
+export { startSandbox, type Sandbox, type SandboxDelivery, type SandboxOptions } from './sandbox.js';
+export { parseDuration } from './duration.js';
