@@ -150,9 +150,14 @@ export function resolveConfig(
   const profileName = named.value ?? store.current ?? DEFAULT_PROFILE;
   const profile = store.get(profileName);
   const p: Profile = profile ?? {};
-  const baseUrl = pick(flags.baseUrl, env['SVC_BASE_URL'], p.base_url);
-  const token = pick(flags.token, env['SVC_TOKEN'], p.token);
   const dataDir = pick(flags.data, env['SVC_HOME'], p.data_dir);
+  // A flag or variable beats a profile: `--data DIR` (or SVC_HOME) after `svc login` means the local engine of
+  // DIR, so the server, token and partner address saved in the profile step aside. A server named by flag or
+  // variable still wins over a data directory.
+  const localAsked = dataDir.source === 'flag' || dataDir.source === 'env';
+  const remote: Profile = localAsked ? {} : p;
+  const baseUrl = pick(flags.baseUrl, env['SVC_BASE_URL'], remote.base_url);
+  const token = pick(flags.token, env['SVC_TOKEN'], remote.token);
   return {
     profileName,
     profileExplicit: named.value !== undefined,
@@ -160,7 +165,7 @@ export function resolveConfig(
     baseUrl: baseUrl.value,
     token: token.value,
     dataDir: dataDir.value ?? defaultDataDir(env),
-    partnerBaseUrl: pick(undefined, env['SVC_PARTNER_BASE_URL'], p.partner_base_url).value,
+    partnerBaseUrl: pick(undefined, env['SVC_PARTNER_BASE_URL'], remote.partner_base_url).value,
     partnerId: pick(undefined, env['SVC_PARTNER_ID'], p.partner_id).value,
     partnerSecret: pick(undefined, env['SVC_PARTNER_SECRET'], p.partner_secret).value,
     sources: { baseUrl: baseUrl.source, token: token.source, dataDir: dataDir.source },

@@ -48,6 +48,18 @@ describe('configuration and profiles', () => {
     expect((await runSvc(['workspace', '--data', '/tmp/from-flag'], { env })).configs[0]!.dataDir).toBe('/tmp/from-flag');
   });
 
+  it('config: after login, --data or SVC_HOME selects the local engine; the saved server and token step aside', async () => {
+    const env = sandbox();
+    await login(env, 'work', 'http://127.0.0.1:1/api', 'profile-token');
+    const byFlag = await runSvc(['workspace', '--data', '/tmp/svc-local'], { env });
+    expect(byFlag.configs[0]).toEqual({ baseUrl: undefined, token: undefined, dataDir: '/tmp/svc-local', workspaceId: undefined });
+    const byEnv = await runSvc(['workspace'], { env: { ...env, SVC_HOME: '/tmp/svc-home' } });
+    expect(byEnv.configs[0]).toMatchObject({ baseUrl: undefined, token: undefined, dataDir: '/tmp/svc-home' });
+    // A server named explicitly still wins over a data directory.
+    const both = await runSvc(['workspace', '--data', '/tmp/svc-local', '--base-url', 'http://127.0.0.1:3/api'], { env });
+    expect(both.configs[0]).toMatchObject({ baseUrl: 'http://127.0.0.1:3/api' });
+  });
+
   it('config: --profile and SVC_PROFILE pick a saved profile; an unknown one is a usage error', async () => {
     const env = sandbox();
     await login(env, 'a', 'http://127.0.0.1:1/api', 'token-a');
