@@ -167,6 +167,17 @@ export class CliContext {
     return answer;
   }
 
+  /**
+   * Destructive commands ask first on a terminal; elsewhere they need `--yes` (as in gh), so a script never
+   * deletes by accident and never hangs on a prompt nobody sees.
+   */
+  async confirm(action: string, yes: boolean | undefined): Promise<void> {
+    if (yes === true) return;
+    if (!this.canPrompt) throw usageError(`${action} needs confirmation`, 'rerun with --yes to confirm (no terminal to ask on)');
+    const answer = await this.io.prompt({ kind: 'confirm', message: `${action}?` });
+    if (answer !== 'yes') throw new CliError('cancelled', 'cancelled; nothing was changed', undefined, EXIT.failure);
+  }
+
   async close(): Promise<void> {
     const clients = [...this.clients.splice(0), ...this.partnerClients.splice(0)];
     await Promise.allSettled(clients.map((client) => client.close()));

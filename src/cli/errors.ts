@@ -4,7 +4,7 @@ import { fromStorageError, isSvcError, type ErrorCode } from '../engine/errors.j
 export const EXIT = { ok: 0, failure: 1, usage: 2, auth: 4, interrupted: 130 } as const;
 
 /** Codes the CLI adds to the engine's catalogue for failures that never reach the engine. */
-export type CliErrorCode = ErrorCode | 'usage_error' | 'interrupted' | 'send_failed' | 'timeout' | 'failure';
+export type CliErrorCode = ErrorCode | 'usage_error' | 'interrupted' | 'send_failed' | 'timeout' | 'failure' | 'cancelled';
 
 /** A failure the CLI itself detects; carries its exit code and what to do next. */
 export class CliError extends Error {

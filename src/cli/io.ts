@@ -3,9 +3,9 @@ import type { ClientConfig } from '../client/create-client.js';
 import type { PartnerClient, PartnerClientConfig } from '../client/partner-client.js';
 import type { Engine } from '../engine/engine-api.js';
 
-/** One question put to a human; `password` hides what is typed. */
+/** One question put to a human; `password` hides what is typed; `confirm` answers "yes" or "no". */
 export interface PromptQuestion {
-  kind: 'input' | 'password';
+  kind: 'input' | 'password' | 'confirm';
   message: string;
   default?: string;
 }

@@ -9,8 +9,9 @@ export type { CliIo } from './io.js';
 
 /** Real prompts, drawn on stderr so stdout keeps only results. */
 async function inquirerPrompt(question: PromptQuestion): Promise<string> {
-  const { input, password } = await import('@inquirer/prompts');
+  const { confirm, input, password } = await import('@inquirer/prompts');
   const context = { output: process.stderr };
+  if (question.kind === 'confirm') return (await confirm({ message: question.message, default: false }, context)) ? 'yes' : 'no';
   return question.kind === 'password'
     ? password({ message: question.message, mask: '*' }, context)
     : input({ message: question.message, ...(question.default === undefined ? {} : { default: question.default }) }, context);

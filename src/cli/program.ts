@@ -3,13 +3,14 @@ import { Command } from 'commander';
 import { registerAdmin } from './commands/admin.js';
 import { registerChats } from './commands/chats.js';
 import { registerFiles } from './commands/files.js';
-import { registerLogin } from './commands/login.js';
+import { registerLogin, registerLogout } from './commands/login.js';
 import { registerMessages } from './commands/messages.js';
 import { registerPartner } from './commands/partner.js';
 import { registerProfile } from './commands/profile.js';
 import { registerSend } from './commands/send.js';
 import { registerServe } from './commands/serve.js';
 import { registerSim } from './commands/sim.js';
+import { registerStatus } from './commands/status.js';
 import { registerWebhooks } from './commands/webhooks.js';
 import { registerWebhooksListen } from './commands/webhooks-listen.js';
 import { registerWorkspace } from './commands/workspace.js';
@@ -56,6 +57,8 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
   registerAdmin(program, ctx);
   registerPartner(program, ctx);
   registerLogin(program, ctx);
+  registerLogout(program, ctx);
+  registerStatus(program, ctx);
   registerProfile(program, ctx);
   return program;
 }

@@ -59,6 +59,16 @@ export class ProfileStore {
     this.tighten();
   }
 
+  /** Forgets profile `name`; when it was the current one, no profile is current any more. */
+  delete(name: string): void {
+    const profiles = this.list();
+    delete profiles[name];
+    const conf = this.conf();
+    conf.set('profiles', profiles);
+    if (this.current === name) conf.delete('current');
+    this.tighten();
+  }
+
   use(name: string): void {
     this.conf().set('current', name);
     this.tighten();

@@ -63,7 +63,7 @@ export function scanQrLink(ctx: EngineContext, input: SimScanInput): SimScanResu
     if (state !== 'waiting') throw conflict(`This QR link is ${state}`, 'ask for a new link (svc partner qr WS USER)');
     const current = ctx.stores.accounts.byUser(link.user_id);
     if (current !== undefined && current.status !== 'disconnected' && current.phone !== input.phone) {
-      throw conflict(`User ${link.user_id} already has ${current.phone} connected`, 'disconnect it first (svc partner account disconnect WS USER)');
+      throw conflict(`User ${link.user_id} already has ${current.phone} connected`, 'disconnect it first (svc partner account disconnect WS USER --yes)');
     }
     const account = connectAccount(ctx, link.workspace_id, { phone: input.phone, userId: link.user_id });
     ctx.stores.qrLinks.markConnected(link.id, account.id, now);

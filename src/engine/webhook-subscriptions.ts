@@ -86,7 +86,7 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
       return inWriteTransaction(ctx.db, () => {
         const limit = ctx.config.webhookSubscriptionLimit;
         if (store.count(scope) >= limit) {
-          throw conflict(`at most ${limit} webhook subscriptions are allowed`, 'delete one you no longer need (`svc webhooks delete ID`)');
+          throw conflict(`at most ${limit} webhook subscriptions are allowed`, 'delete one you no longer need (`svc webhooks delete ID --yes`)');
         }
         const secret = generateSecret();
         const id = store.insert({ ...scope, eventType: type, url, enabled: on, secret, now: ctx.clock.now() });

@@ -40,7 +40,7 @@ describe('resource commands', () => {
     expect(upload.json()).toMatchObject({ uid: 'file_1' });
     expect(client.calls[0]!.args[0]).toMatchObject({ filename: 'report.pdf', mimetype: 'application/pdf' });
     expect((await runSvc(['files', 'get', 'file_1'], { client })).stdout).toContain('download_url: http://127.0.0.1/files/x');
-    expect((await runSvc(['files', 'delete', 'file_1'], { client })).stdout).toBe('deleted file_1\n');
+    expect((await runSvc(['files', 'delete', 'file_1', '--yes'], { client })).stdout).toBe('deleted file_1\n');
     expect((await runSvc(['files', 'list', '--json'], { client })).json()).toMatchObject({ has_more_pages: true });
   });
 

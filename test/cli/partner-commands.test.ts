@@ -33,7 +33,7 @@ describe('svc partner: workspaces, users, tokens on the local engine', () => {
     expect(listed.stdout).toContain('not connected');
 
     const token = (await svc(['partner', 'token', 'get', String(ws), '--json'])).json<{ api_token: string }>().api_token;
-    const rotated = (await svc(['partner', 'token', 'rotate', String(ws), '--json'])).json<{ api_token: string }>().api_token;
+    const rotated = (await svc(['partner', 'token', 'rotate', String(ws), '--yes', '--json'])).json<{ api_token: string }>().api_token;
     expect(rotated).not.toBe(token);
     const old = await svc(['workspace', '--token', token, '--json']);
     expect(old.code).toBe(4);
@@ -80,9 +80,9 @@ describe('svc partner qr and svc sim scan', () => {
     const users = (await svc(['partner', 'users', 'list', String(ws), '--json'])).json<Array<{ messenger_account: unknown }>>();
     expect(users[0]!.messenger_account).toMatchObject({ phone: '+15550007001', status: 'connected' });
 
-    const off = await svc(['partner', 'account', 'disconnect', String(ws), String(user!.user_id), '--json']);
+    const off = await svc(['partner', 'account', 'disconnect', String(ws), String(user!.user_id), '--yes', '--json']);
     expect(off.json()).toMatchObject({ disconnected: true, phone: '+15550007001' });
-    const again = await svc(['partner', 'account', 'disconnect', String(ws), String(user!.user_id)]);
+    const again = await svc(['partner', 'account', 'disconnect', String(ws), String(user!.user_id), '--yes']);
     expect(again.stdout).toContain('nothing to disconnect');
   });
 

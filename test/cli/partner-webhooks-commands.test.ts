@@ -46,7 +46,7 @@ describe('svc partner webhooks on the local engine', () => {
     const again = await svc(['partner', 'webhooks', 'redeliver', id, String(delivery.id), '--json']);
     expect(again.json()).toMatchObject({ webhook_id: delivery.webhook_id });
 
-    const deleted = await svc(['partner', 'webhooks', 'delete', id]);
+    const deleted = await svc(['partner', 'webhooks', 'delete', id, '--yes']);
     expect(deleted.stdout).toContain(`Deleted webhook ${id}`);
     const gone = await svc(['partner', 'webhooks', 'get', id, '--json']);
     expect(gone.code).toBe(1);
@@ -82,7 +82,7 @@ describe('svc partner webhooks against a remote server (SVC_PARTNER_BASE_URL)', 
     const { id } = created.json<{ id: number }>();
     expect((await runSvc(['partner', 'webhooks', 'list', '--json'], as(acme))).json()).toMatchObject({ items: [{ id, event_type: 'workspace:quota_full' }] });
     expect((await runSvc(['partner', 'webhooks', 'list', '--json'], as(other))).json()).toMatchObject({ items: [] });
-    const probe = await runSvc(['partner', 'webhooks', 'delete', String(id), '--json'], as(other));
+    const probe = await runSvc(['partner', 'webhooks', 'delete', String(id), '--yes', '--json'], as(other));
     expect(probe.code).toBe(1);
     expect(JSON.parse(probe.stderr)).toMatchObject({ error: { code: 'not_found' } });
   });

@@ -35,7 +35,7 @@ describe('svc webhooks', () => {
     const test = await svc(['webhooks', 'test', String(created.id), '--json']);
     expect(test.json()).toMatchObject({ event_type: 'chat:created', status: 'pending' });
     expect((await svc(['webhooks', 'deliveries', String(created.id), '--json'])).json<{ items: unknown[] }>().items).toHaveLength(1);
-    expect((await svc(['webhooks', 'delete', String(created.id), '--json'])).json()).toEqual({ deleted: true, id: created.id });
+    expect((await svc(['webhooks', 'delete', String(created.id), '--yes', '--json'])).json()).toEqual({ deleted: true, id: created.id });
   });
 
   it('errors: --enable with --disable is a usage error; an unknown id exits 1 with not found', async () => {

@@ -39,7 +39,9 @@ export function registerFiles(program: Command, ctx: CliContext): void {
   files
     .command('delete <uid>')
     .description('delete an uploaded file')
-    .action(async (uid: string) => {
+    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .action(async (uid: string, opts: { yes?: boolean }) => {
+      await ctx.confirm(`Delete file ${uid}`, opts.yes);
       const result = await (await ctx.client()).deleteFile(uid);
       ctx.output.result(result, { kind: 'lines', lines: [`deleted ${result.uid}`] });
     });

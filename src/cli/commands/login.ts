@@ -57,4 +57,26 @@ export function registerLogin(program: Command, ctx: CliContext): void {
     });
 }
 
+/** `svc logout`: forgets the current (or --profile) profile, so commands go back to the local engine. */
+export function registerLogout(program: Command, ctx: CliContext): void {
+  program
+    .command('logout')
+    .description('forget the saved server and token of the current profile (or --profile NAME)')
+    .action(() => {
+      const { globals, io, profiles } = ctx;
+      const name = globals.profile ?? nonEmpty(io.env['SVC_PROFILE']) ?? profiles.current ?? DEFAULT_PROFILE;
+      const saved = profiles.get(name);
+      if (saved === undefined) {
+        ctx.output.result({ profile: name, logged_out: false }, { kind: 'lines', lines: [`not logged in (no profile "${name}")`] });
+        return;
+      }
+      profiles.delete(name);
+      const from = saved.base_url ?? saved.partner_base_url ?? 'the local engine';
+      ctx.output.result(
+        { profile: name, logged_out: true },
+        { kind: 'lines', lines: [`logged out of ${from}; profile "${name}" deleted`, 'commands now use the local engine unless --base-url or another profile says otherwise'] },
+      );
+    });
+}
+
 const nonEmpty = (value: string | undefined): string | undefined => (value === '' ? undefined : value);

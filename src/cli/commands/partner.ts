@@ -78,7 +78,9 @@ export function registerPartner(program: Command, ctx: CliContext): void {
     .argument('<ws>', 'workspace id', positiveInt)
     .argument('<user>', 'user id', positiveInt)
     .description("disconnect the user's messenger account (a no-op when none is connected)")
-    .action(async (ws: number, user: number) => {
+    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .action(async (ws: number, user: number, opts: { yes?: boolean }) => {
+      await ctx.confirm(`Disconnect the messenger account of user ${user} in workspace ${ws}`, opts.yes);
       const result = await (await ctx.partnerClient()).disconnectAccount(ws, user);
       ctx.output.result(result, disconnectView(result));
     });
@@ -96,7 +98,9 @@ export function registerPartner(program: Command, ctx: CliContext): void {
     .command('rotate')
     .argument('<ws>', 'workspace id', positiveInt)
     .description('issue a new token; the old one stops working at once')
-    .action(async (ws: number) => {
+    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .action(async (ws: number, opts: { yes?: boolean }) => {
+      await ctx.confirm(`Rotate the API token of workspace ${ws}; the current token stops working at once`, opts.yes);
       const rotated = await (await ctx.partnerClient()).rotateApiToken(ws);
       ctx.output.result(rotated, apiTokenView(rotated));
       ctx.output.note('the previous token no longer works');

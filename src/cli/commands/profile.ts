@@ -5,7 +5,7 @@ import { usageError } from '../errors.js';
 
 const hidden = (value: string | undefined): string => (value === undefined ? '(not set)' : '(set; hidden)');
 
-/** `svc profile list|use|show`: saved connection settings. Tokens are shown only with --show-token. */
+/** `svc profile list|use|show|delete`: saved connection settings. Tokens are shown only with --show-token. */
 export function registerProfile(program: Command, ctx: CliContext): void {
   const profile = program.command('profile').description('saved profiles (created by `svc login`)');
 
@@ -36,6 +36,18 @@ export function registerProfile(program: Command, ctx: CliContext): void {
       requireProfile(ctx, name);
       ctx.profiles.use(name);
       ctx.output.result({ current: name }, { kind: 'lines', lines: [`now using profile "${name}"`] });
+    });
+
+  profile
+    .command('delete')
+    .argument('<name>', 'profile name')
+    .description('forget a profile with its token and partner secret')
+    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .action(async (name: string, opts: { yes?: boolean }) => {
+      requireProfile(ctx, name);
+      await ctx.confirm(`Delete profile "${name}" with its saved token`, opts.yes);
+      ctx.profiles.delete(name);
+      ctx.output.result({ deleted: true, name }, { kind: 'lines', lines: [`deleted profile "${name}"`] });
     });
 
   profile

@@ -77,7 +77,9 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
     .command('delete')
     .argument('<id>', 'webhook id', positiveInt)
     .description('delete a subscription and its pending deliveries')
-    .action(async (id: number) => {
+    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .action(async (id: number, opts: { yes?: boolean }) => {
+      await ctx.confirm(`Delete webhook ${id} and its pending deliveries`, opts.yes);
       const deleted = await (await client()).delete(id);
       ctx.output.result(deleted, { kind: 'lines', lines: [`Deleted webhook ${deleted.id}`] });
     });
