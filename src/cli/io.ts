@@ -62,6 +62,8 @@ export interface CliIo {
   onInterrupt?: (handler: (signal: InterruptSignal) => void) => () => void;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** All of standard input as UTF-8 (for `--text -`). */
+  readStdin?: () => Promise<string>;
 }
 
 /** CliIo with every optional member filled in. */

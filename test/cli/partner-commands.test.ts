@@ -58,17 +58,20 @@ describe('svc partner: workspaces, users, tokens on the local engine', () => {
 });
 
 describe('svc partner qr and svc sim scan', () => {
-  it('svc partner qr: prints the link and a terminal QR that decodes back to it', async () => {
+  it('svc partner qr: on a terminal, the link and a QR that decodes back to it; piped, the link alone', async () => {
     const { svc } = await partnerSetup();
     const ws = (await svc(['partner', 'workspace', 'create', '--name', 'QR', '--seats', '1', '--json'])).json<{ workspace_id: number }>().workspace_id;
     const [user] = (await svc(['partner', 'users', 'create', String(ws), '--json'])).json<Array<{ user_id: number }>>();
-    const shown = await svc(['partner', 'qr', String(ws), String(user!.user_id)]);
+    const piped = await svc(['partner', 'qr', String(ws), String(user!.user_id)]);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toMatch(/^http:\/\/127\.0\.0\.1:8080\/connect\/[A-Za-z0-9_-]{32}\n$/);
+    const shown = await svc(['partner', 'qr', String(ws), String(user!.user_id)], { tty: true });
     expect(shown.code).toBe(0);
     const link = shown.stdout.split('\n')[0]!;
     expect(link).toMatch(/^http:\/\/127\.0\.0\.1:8080\/connect\/[A-Za-z0-9_-]{32}$/);
     expect(decodeTerminalQr(shown.stdout)).toBe(link);
 
-    const embed = await svc(['partner', 'qr', String(ws), String(user!.user_id), '--embed']);
+    const embed = await svc(['partner', 'qr', String(ws), String(user!.user_id), '--embed'], { tty: true });
     const embedLink = embed.stdout.split('\n')[0]!;
     expect(embedLink).toMatch(/\?display_mode=embedding$/);
     expect(decodeTerminalQr(embed.stdout)).toBe(embedLink);

@@ -37,8 +37,9 @@ export function registerPartnerQr(partner: Command, ctx: CliContext): void {
       const result: QrLinkDto & { embed_link?: string } = opts.embed === true ? { ...link, embed_link: shown } : link;
       // With --wait and --json, the one JSON result comes after the scan; otherwise the link is shown now.
       if (!ctx.output.json || opts.wait !== true) {
-        const qr = renderTerminalQr(shown, { lightBackground: opts.lightBackground === true });
-        ctx.output.result(result, { kind: 'lines', lines: [shown, '', qr.replace(/\n+$/, '')] });
+        // The drawing is for eyes only: piped, the output is the link alone, ready for a script.
+        const qr = ctx.io.stdoutIsTTY ? ['', renderTerminalQr(shown, { lightBackground: opts.lightBackground === true }).replace(/\n+$/, '')] : [];
+        ctx.output.result(result, { kind: 'lines', lines: [shown, ...qr] });
         ctx.output.note(`expires at ${link.expires_at}; a new link for this user revokes this one`);
       }
       if (opts.wait !== true) return;

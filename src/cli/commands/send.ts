@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { SendFields, SendResult } from '../../wire/types.js';
 import type { CliContext } from '../context.js';
@@ -12,6 +13,7 @@ interface SendOptions {
   chat?: number;
   chatName?: string;
   text?: string;
+  textFile?: string;
   file?: string;
   fileUid?: string;
   label?: string;
@@ -38,7 +40,8 @@ export function registerSend(program: Command, ctx: CliContext): void {
     .option('--phone <phone>', 'recipient number in international format, e.g. +14155550123')
     .option('--chat <id>', 'id of an existing chat', positiveInt)
     .option('--chat-name <name>', 'exact name of an existing chat (deprecated: use --chat or --phone)')
-    .option('--text <text>', 'message text')
+    .option('--text <text>', 'message text; - reads it from standard input')
+    .option('--text-file <path>', 'read the message text from a file')
     .option('--file <path>', 'attach a local file (uploaded first)')
     .option('--file-uid <uid>', 'attach an already uploaded file')
     .option('--label <label>', 'label the chat (created when missing)')
@@ -50,6 +53,32 @@ export function registerSend(program: Command, ctx: CliContext): void {
     .action(async (opts: SendOptions) => {
       await send(ctx, opts);
     });
+}
+
+/**
+ * The text from `--text`, `--text -` (standard input) or `--text-file`. Trailing newlines are dropped, as
+ * `$(...)` does in a shell: `echo hi | svc send --text -` sends "hi". An empty text is refused before a credit is spent.
+ */
+async function messageText(ctx: CliContext, opts: SendOptions): Promise<string | undefined> {
+  if (opts.text !== undefined && opts.textFile !== undefined) throw usageError('use either --text or --text-file, not both');
+  if (opts.text !== '-' && opts.textFile === undefined) return opts.text;
+  let raw: string;
+  let source: string;
+  if (opts.textFile === undefined) {
+    source = 'standard input';
+    if (ctx.io.stdinIsTTY) ctx.output.note('reading the message text from standard input; end it with Ctrl-D');
+    raw = await ctx.io.readStdin();
+  } else {
+    source = opts.textFile;
+    try {
+      raw = await readFile(opts.textFile, 'utf8');
+    } catch (error) {
+      throw usageError(`cannot read --text-file ${opts.textFile} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, 'check the path');
+    }
+  }
+  const text = raw.replace(/(\r?\n)+$/, '');
+  if (text === '') throw usageError(`the message text from ${source} is empty`, 'nothing was sent and no credit was spent');
+  return text;
 }
 
 async function send(ctx: CliContext, opts: SendOptions): Promise<void> {
@@ -68,6 +97,7 @@ async function send(ctx: CliContext, opts: SendOptions): Promise<void> {
       'say who receives the message: --phone, --chat or --chat-name',
     );
   }
+  opts.text = await messageText(ctx, opts);
   const hasContent = [opts.text, opts.file, opts.fileUid, opts.template].some((v) => v !== undefined);
   if (!hasContent) {
     opts.text = await ctx.ask(
