@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { Chalk, type ChalkInstance } from 'chalk';
-import Table from 'cli-table3';
+import type TableType from 'cli-table3';
 import type { ReportedError } from './errors.js';
 
 /** How a result reads for a human; `--json` ignores it and prints the data. */
@@ -20,6 +21,11 @@ export interface OutputOptions {
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
 }
+
+// cli-table3 (and the string-width stack under it) is loaded only when a table is drawn on a terminal:
+// most invocations never draw one, and loading it costs start-up time.
+const require = createRequire(import.meta.url);
+const loadTable = (): typeof TableType => require('cli-table3') as typeof TableType;
 
 const cell = (value: unknown, placeholder: string): string => {
   if (value === null || value === undefined || value === '') return placeholder;
@@ -104,6 +110,7 @@ export class Output {
         if (view.rows.length === 0) return tty ? `${this.out.dim(view.empty)}\n` : '';
         if (!tty) return view.rows.map((row) => `${row.map((v) => cell(v, '')).join('\t')}\n`).join('');
         // cli-table3 colours headers itself; switch that off so chalk alone decides (NO_COLOR, --no-color).
+        const Table = loadTable();
         const table = new Table({
           head: view.head.map((h) => this.out.bold(h)),
           style: { head: [], border: [] },

@@ -4,7 +4,9 @@ import { createRequire } from 'node:module';
 interface QrcodeTerminal {
   generate(input: string, options: { small?: boolean }, callback: (output: string) => void): void;
 }
-const qrcodeTerminal = createRequire(import.meta.url)('qrcode-terminal') as QrcodeTerminal;
+// Loaded on first use: every `svc` invocation imports this module, few of them draw a QR code.
+const require = createRequire(import.meta.url);
+let qrcodeTerminal: QrcodeTerminal | undefined;
 
 /** Options of a terminal QR. */
 export interface TerminalQrOptions {
@@ -21,6 +23,7 @@ const SWAP: Record<string, string> = { '█': ' ', ' ': '█', '▀': '▄', '�
 export function renderTerminalQr(text: string, options: TerminalQrOptions = {}): string {
   let output = '';
   // The callback runs synchronously; without one the library would print to the console itself.
+  qrcodeTerminal ??= require('qrcode-terminal') as QrcodeTerminal;
   qrcodeTerminal.generate(text, { small: true }, (rendered) => {
     output = rendered;
   });
