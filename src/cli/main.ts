@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { createClient } from '../client/create-client.js';
+import { completeWords } from './completion.js';
 import { CliContext } from './context.js';
 import { EXIT, redact, reportError } from './errors.js';
 import type { CliIo, PromptQuestion, ResolvedIo } from './io.js';
@@ -65,6 +66,11 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
       ctx.output.error({ code: 'usage_error', message: redact(message, ctx.secrets()), hint: 'run the command with --help for usage' }),
   });
   ctx.program = program;
+  // Asked by the completion scripts on every Tab: answered from the command tree, without parsing the words.
+  if (argv[0] === '__complete') {
+    for (const candidate of completeWords(program, argv.slice(1))) resolved.stdout(`${candidate}\n`);
+    return EXIT.ok;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ctx.exitCode;

@@ -14,6 +14,7 @@ import { registerStatus } from './commands/status.js';
 import { registerWebhooks } from './commands/webhooks.js';
 import { registerWebhooksListen } from './commands/webhooks-listen.js';
 import { registerWorkspace } from './commands/workspace.js';
+import { COMPLETION_SHELLS, completionScript } from './completion.js';
 import type { CliContext } from './context.js';
 import { httpUrl, positiveInt } from './parse.js';
 
@@ -60,5 +61,10 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
   registerLogout(program, ctx);
   registerStatus(program, ctx);
   registerProfile(program, ctx);
+  program
+    .command('completion')
+    .argument('<shell>', COMPLETION_SHELLS.join(' | '))
+    .description('print a shell completion script, e.g. eval "$(svc completion bash)"')
+    .action((shell: string) => ctx.io.stdout(completionScript(shell)));
   return program;
 }
