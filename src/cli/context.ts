@@ -96,6 +96,9 @@ export class CliContext {
     } else {
       const config = this.config();
       const workspaceId = options.workspaceId ?? this.globals.workspace;
+      if (config.baseUrl !== undefined && config.token === undefined) {
+        throw new CliError('unauthorized', `no API token for ${config.baseUrl}`, 'pass --token, set SVC_TOKEN, or run `svc login`', EXIT.auth);
+      }
       if (workspaceId !== undefined && config.baseUrl !== undefined) {
         this.output.warn('--workspace applies to the local engine; a remote instance acts on the workspace of the token');
       }

@@ -1,4 +1,5 @@
 import { fromStorageError, isSvcError, type ErrorCode } from '../engine/errors.js';
+import { inFlags } from './field-flags.js';
 
 /** Exit codes of DESIGN.md section 7. */
 export const EXIT = { ok: 0, failure: 1, usage: 2, auth: 4, interrupted: 130 } as const;
@@ -87,7 +88,7 @@ export function reportError(thrown: unknown, target: string | undefined): Report
   if (isSvcError(error)) {
     return {
       code: error.code,
-      message: error.message,
+      message: error.code === 'validation_error' ? inFlags(error.message) : error.message,
       hint: error.hint ?? defaultHint(error.code, target),
       exitCode: error.code === 'unauthorized' ? EXIT.auth : EXIT.failure,
     };

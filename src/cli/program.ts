@@ -16,6 +16,7 @@ import { registerWebhooksListen } from './commands/webhooks-listen.js';
 import { registerWorkspace } from './commands/workspace.js';
 import { COMPLETION_SHELLS, completionScript } from './completion.js';
 import type { CliContext } from './context.js';
+import { addHelpExamples } from './help-examples.js';
 import { httpUrl, positiveInt } from './parse.js';
 
 // Same relative path from src/cli (tests) and dist/cli (the binary).
@@ -44,7 +45,9 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
       // Parse errors go through the same reporter as every other error (JSON form, hint).
       outputError: (text) => errors.onCommanderError(text.replace(/^error:\s*/, '').trim()),
     })
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    // Subcommand help lists the global options too (--json, --base-url, --token, --data ...): they work everywhere.
+    .configureHelp({ showGlobalOptions: true });
 
   registerSend(program, ctx);
   registerMessages(program, ctx);
@@ -66,5 +69,6 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
     .argument('<shell>', COMPLETION_SHELLS.join(' | '))
     .description('print a shell completion script, e.g. eval "$(svc completion bash)"')
     .action((shell: string) => ctx.io.stdout(completionScript(shell)));
+  addHelpExamples(program);
   return program;
 }

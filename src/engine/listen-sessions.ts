@@ -9,6 +9,7 @@ import type {
   ListenSessionDto,
 } from '../wire/listen-types.js';
 import { createListenStore, type ListenSessionRow, type ListenStore } from '../store/listen-store.js';
+import { didYouMean } from '../wire/suggest.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { maxAttempts } from '../webhooks/retry-schedule.js';
 import { generateSecret, signedHeaders } from '../webhooks/signature.js';
@@ -207,7 +208,8 @@ function eventsOf(events: unknown): string[] {
   const known = EVENT_TYPES as readonly string[];
   for (const event of events) {
     if (typeof event !== 'string' || !known.includes(event)) {
-      throw invalid(`unknown event "${String(event)}"; expected some of ${known.join(', ')}`);
+      const suggestion = typeof event === 'string' ? didYouMean(event, known) : undefined;
+      throw invalid(`unknown event "${String(event)}"; expected some of ${known.join(', ')}`, suggestion);
     }
   }
   return [...new Set(events as string[])];

@@ -115,6 +115,13 @@ function resolveReplyTo(ctx: EngineContext, workspaceId: number, account: Accoun
 function defaultSender(ctx: EngineContext, workspaceId: number): AccountRow {
   const account = ctx.stores.accounts.defaultSender(workspaceId);
   if (account === undefined) {
+    const suspended = ctx.stores.accounts.list(workspaceId).filter((a) => a.status === 'suspended').map((a) => a.phone);
+    if (suspended.length > 0) {
+      throw conflict(
+        `This workspace's messenger ${suspended.length === 1 ? `account ${suspended[0]} is` : `accounts ${suspended.join(', ')} are`} suspended`,
+        'send again once an account resumes, or connect another one',
+      );
+    }
     throw conflict('This workspace has no connected messenger account', 'connect one (svc sim connect --phone +15550001234 on the sim network)');
   }
   return account;

@@ -12,6 +12,7 @@ import type { WebhookRow, WebhookScope } from '../store/webhook-store.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { generateSecret } from '../webhooks/signature.js';
 import { validateWebhookUrl } from '../webhooks/url-policy.js';
+import { didYouMean } from '../wire/suggest.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { PARTNER_EVENTS } from './events.js';
@@ -50,7 +51,8 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
 
   const eventType = (value: unknown): string => {
     if (typeof value !== 'string' || !events.includes(value)) {
-      throw invalid(`event_type must be one of ${events.join(', ')}`, 'see `svc webhooks create --help` for the event list');
+      const suggestion = typeof value === 'string' ? didYouMean(value, events) : undefined;
+      throw invalid(`event_type must be one of ${events.join(', ')}`, suggestion ?? 'see `svc webhooks create --help` for the event list');
     }
     return value;
   };

@@ -56,7 +56,7 @@ describe('configuration and profiles', () => {
     const byEnv = await runSvc(['workspace'], { env: { ...env, SVC_HOME: '/tmp/svc-home' } });
     expect(byEnv.configs[0]).toMatchObject({ baseUrl: undefined, token: undefined, dataDir: '/tmp/svc-home' });
     // A server named explicitly still wins over a data directory.
-    const both = await runSvc(['workspace', '--data', '/tmp/svc-local', '--base-url', 'http://127.0.0.1:3/api'], { env });
+    const both = await runSvc(['workspace', '--data', '/tmp/svc-local', '--base-url', 'http://127.0.0.1:3/api', '--token', 't'], { env });
     expect(both.configs[0]).toMatchObject({ baseUrl: 'http://127.0.0.1:3/api' });
   });
 

@@ -76,7 +76,7 @@ describe('errors and exit codes', () => {
 
   it('errors: a refused connection asks whether svc serve is running at the URL', async () => {
     const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
-    const run = await runSvc(['workspace', '--base-url', 'http://127.0.0.1:9/api'], { client: failing(refused, 'http://127.0.0.1:9/api') });
+    const run = await runSvc(['workspace', '--base-url', 'http://127.0.0.1:9/api', '--token', 't'], { client: failing(refused, 'http://127.0.0.1:9/api') });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('cannot reach http://127.0.0.1:9/api');
     expect(run.stderr).toContain('is `svc serve` running at http://127.0.0.1:9/api?');

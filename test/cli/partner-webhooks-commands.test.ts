@@ -56,8 +56,8 @@ describe('svc partner webhooks on the local engine', () => {
   it('a workspace event is refused; the workspace `svc webhooks` does not see partner subscriptions', async () => {
     const { svc } = await partnerSetup();
     const refused = await svc(['partner', 'webhooks', 'create', '--event', 'message:new', '--url', HOOK, '--json']);
-    expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'validation_error' } });
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'usage_error', message: 'unknown event "message:new"' } });
     const { id } = (await svc(['partner', 'webhooks', 'create', '--event', 'api-token:rotated', '--url', HOOK, '--json'])).json<{ id: number }>();
     expect((await svc(['webhooks', 'list', '--json'])).json()).toMatchObject({ items: [] });
     expect((await svc(['webhooks', 'get', String(id), '--json'])).code).toBe(1);

@@ -46,7 +46,16 @@ describe('svc webhooks', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/not found/);
     const bad = await svc(['webhooks', 'create', '--event', 'nope', '--url', 'http://x.example']);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/event_type must be one of/);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown event "nope"');
+    expect(bad.stderr).toContain('message:new, message:received:new');
+    const typo = await svc(['webhooks', 'create', '--event', 'message:nwe', '--url', 'http://x.example', '--json']);
+    expect(typo.code).toBe(2);
+    expect(JSON.parse(typo.stderr)).toMatchObject({ error: { code: 'usage_error', hint: 'did you mean "message:new"?' } });
+    const partnerTypo = await svc(['partner', 'webhooks', 'create', '--event', 'messenger_account:conected', '--url', 'http://x.example']);
+    expect(partnerTypo.stderr).toContain('did you mean "messenger_account:connected"?');
+    const listenTypo = await svc(['webhooks', 'listen', '--events', 'chat:asigned']);
+    expect(listenTypo.code).toBe(2);
+    expect(listenTypo.stderr).toContain('did you mean "chat:assigned"?');
   });
 });

@@ -16,6 +16,14 @@ const senderOf = (t: ReturnType<typeof bareWorkspace>, phone: string) =>
   t.api.getMessage(t.api.sendToPhone({ phone, text: 'Hi' }).message_uid).messenger_account_phone;
 
 describe('accounts: default sender', () => {
+  it('sendToPhone: with every account suspended, the refusal names them', () => {
+    const t = bareWorkspace();
+    t.sim.connect({ phone: A });
+    t.sim.suspend(A);
+    const error = expectSvcError(() => t.api.sendToPhone({ phone: '+14155550001', text: 'Hi' }), 'conflict');
+    expect(error.message).toBe(`This workspace's messenger account ${A} is suspended`);
+  });
+
   it('sendToPhone: the most recently connected account sends; reconnecting makes it the default again', () => {
     const t = bareWorkspace();
     t.sim.connect({ phone: A });

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { PARTNER_EVENTS } from '../../engine/events.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { nonNegativeInt, positiveInt } from '../parse.js';
@@ -110,6 +111,6 @@ export function registerPartner(program: Command, ctx: CliContext): void {
     partner.command('webhooks').description("the partner's webhook subscriptions and their deliveries"),
     ctx,
     async () => (await ctx.partnerClient()).webhooks,
-    { command: 'svc partner webhooks', events: PARTNER_EVENTS_HELP },
+    { command: 'svc partner webhooks', events: PARTNER_EVENTS_HELP, eventTypes: PARTNER_EVENTS },
   );
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { SendFields, SendResult } from '../../wire/types.js';
+import type { SvcClient } from '../../client/client.js';
+import type { MessageDto, SendFields, SendResult } from '../../wire/types.js';
 import type { CliContext } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { positiveInt, seconds } from '../parse.js';
@@ -148,13 +149,24 @@ async function send(ctx: CliContext, opts: SendOptions): Promise<void> {
   };
   ctx.output.result(result, sendView(result));
   if (message.status === 'Failed') throw failed(message.uid, message.failure_reason);
-  if (!outcome.final) {
-    throw new CliError(
+  if (!outcome.final) throw await stillQueued(client, message, opts.waitTimeout);
+}
+
+/** The wait ran out. A suspended sending account is the usual reason: name it rather than leave a guess. */
+async function stillQueued(client: SvcClient, message: MessageDto, waitedSec: number): Promise<CliError> {
+  const account = (await client.listAccounts().catch(() => [])).find((a) => a.phone === message.messenger_account_phone);
+  if (account?.status === 'suspended') {
+    return new CliError(
       'timeout',
-      `message ${message.uid} is still ${message.status} after ${opts.waitTimeout} s`,
-      `it stays queued and will be sent; check with \`svc messages get ${message.uid}\` or raise --wait-timeout`,
+      `message ${message.uid} is still ${message.status}: its sending account ${account.phone} is suspended`,
+      `it stays queued and is sent once the account resumes; \`svc accounts list\` shows account status`,
     );
   }
+  return new CliError(
+    'timeout',
+    `message ${message.uid} is still ${message.status} after ${waitedSec} s`,
+    `it stays queued and will be sent; check with \`svc messages get ${message.uid}\` or raise --wait-timeout`,
+  );
 }
 
 function failed(uid: string, reason: string | null): CliError {

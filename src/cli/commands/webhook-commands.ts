@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { WebhooksClient } from '../../client/client.js';
+import { didYouMean } from '../../wire/suggest.js';
 import type { WebhookUpdateInput } from '../../wire/webhook-types.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
@@ -13,6 +14,8 @@ export interface WebhookCommandsHelp {
   command: string;
   /** The event identifiers the scope accepts, for `create --help`. */
   events: string;
+  /** The same identifiers as a list, to refuse a typo before any request. */
+  eventTypes: readonly string[];
 }
 
 /**
@@ -27,7 +30,8 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
     .requiredOption('--url <url>', 'endpoint that receives the POSTs (https on a server without --dev)')
     .option('--disabled', 'create it disabled')
     .action(async (opts: { event: string; url: string; disabled?: boolean }) => {
-      const created = await (await client()).create({ event_type: opts.event, url: opts.url, enabled: opts.disabled !== true });
+      const input = { event_type: knownEvent(opts.event, help), url: opts.url, enabled: opts.disabled !== true };
+      const created = await (await client()).create(input);
       ctx.output.result(created, createdWebhookView(created));
     });
 
@@ -64,7 +68,7 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
     .action(async (id: number, opts: { event?: string; url?: string; enable?: boolean; disable?: boolean }) => {
       if (opts.enable === true && opts.disable === true) throw usageError('give --enable or --disable, not both');
       const input: WebhookUpdateInput = {
-        ...(opts.event === undefined ? {} : { event_type: opts.event }),
+        ...(opts.event === undefined ? {} : { event_type: knownEvent(opts.event, help) }),
         ...(opts.url === undefined ? {} : { url: opts.url }),
         ...(opts.enable === true ? { enabled: true } : opts.disable === true ? { enabled: false } : {}),
       };
@@ -114,4 +118,10 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
       ctx.output.result(delivery, deliveryView(delivery));
       ctx.output.note(`follow it with: ${help.command} deliveries ${id}`);
     });
+}
+
+/** A typo in --event is a usage error with the closest event named, on the local engine and a server alike. */
+function knownEvent(event: string, help: WebhookCommandsHelp): string {
+  if (help.eventTypes.includes(event)) return event;
+  throw usageError(`unknown event "${event}"`, didYouMean(event, help.eventTypes) ?? `choose one of: ${help.events}`);
 }

@@ -2,6 +2,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ListenDeliveryDto, ListenReportDto, ListenResultInput, ListenSession, ListenStatus } from '../../client/listen-client.js';
 import type { ForwardTarget } from '../../client/listen-forward.js';
 import { describeEvent } from '../../webhooks/describe-event.js';
+import { EVENT_TYPES } from '../../webhooks/payload.js';
+import { didYouMean } from '../../wire/suggest.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../errors.js';
 import type { InterruptSignal } from '../io.js';
@@ -171,6 +173,10 @@ export function forwardTarget(value: string): string {
 function eventList(value: string): string[] {
   const events = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
   if (events.length === 0) throw new InvalidArgumentError('expected event types separated by commas');
+  const known: readonly string[] = EVENT_TYPES;
+  for (const event of events) {
+    if (!known.includes(event)) throw new InvalidArgumentError(`unknown event "${event}"; ${didYouMean(event, known) ?? `expected some of ${known.join(', ')}`}`);
+  }
   return events;
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { EVENT_TYPES } from '../../webhooks/payload.js';
 import type { CliContext } from '../context.js';
 import { registerWebhookCommands } from './webhook-commands.js';
 
@@ -14,6 +15,6 @@ export function registerWebhooks(program: Command, ctx: CliContext): Command {
   const webhooks =
     program.commands.find((c) => c.name() === 'webhooks') ??
     program.command('webhooks').description('manage webhook subscriptions and their deliveries');
-  registerWebhookCommands(webhooks, ctx, async () => (await ctx.client()).webhooks, { command: 'svc webhooks', events: EVENTS_HELP });
+  registerWebhookCommands(webhooks, ctx, async () => (await ctx.client()).webhooks, { command: 'svc webhooks', events: EVENTS_HELP, eventTypes: EVENT_TYPES });
   return webhooks;
 }
