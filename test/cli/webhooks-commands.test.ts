@@ -35,6 +35,8 @@ describe('svc webhooks', () => {
     const test = await svc(['webhooks', 'test', String(created.id), '--json']);
     expect(test.json()).toMatchObject({ event_type: 'chat:created', status: 'pending' });
     expect((await svc(['webhooks', 'deliveries', String(created.id), '--json'])).json<{ items: unknown[] }>().items).toHaveLength(1);
+    expect((await svc(['webhooks', 'list', '--all', '--json'])).json()).toMatchObject({ items: [{ id: created.id }], has_more_pages: false });
+    expect((await svc(['webhooks', 'deliveries', String(created.id), '--all', '--json'])).json()).toMatchObject({ has_more_pages: false });
     expect((await svc(['webhooks', 'delete', String(created.id), '--yes', '--json'])).json()).toEqual({ deleted: true, id: created.id });
   });
 

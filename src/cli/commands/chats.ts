@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { notePage } from '../pagination.js';
+import { allOption, fetchPages, notePage, pageOption, type PageOptions } from '../pagination.js';
 import { positiveInt } from '../parse.js';
 import { chatView, chatsTable, messagesTable } from '../views.js';
 
@@ -11,9 +11,11 @@ export function registerChats(program: Command, ctx: CliContext): void {
   chats
     .command('list')
     .description('list chats, 50 a page')
-    .option('--page <n>', 'page number, from 1', positiveInt, 1)
-    .action(async (opts: { page: number }) => {
-      const page = await (await ctx.client()).listChats(opts.page);
+    .addOption(pageOption())
+    .addOption(allOption())
+    .action(async (opts: PageOptions) => {
+      const source = await ctx.client();
+      const page = await fetchPages(opts, (n) => source.listChats(n));
       ctx.output.result(page, chatsTable(page));
       notePage(ctx.output, page, 'svc chats list');
     });
@@ -31,9 +33,11 @@ export function registerChats(program: Command, ctx: CliContext): void {
     .command('messages')
     .argument('<id>', 'chat id', positiveInt)
     .description('list the messages of a chat, 50 a page')
-    .option('--page <n>', 'page number, from 1', positiveInt, 1)
-    .action(async (id: number, opts: { page: number }) => {
-      const page = await (await ctx.client()).listChatMessages(id, opts.page);
+    .addOption(pageOption())
+    .addOption(allOption())
+    .action(async (id: number, opts: PageOptions) => {
+      const source = await ctx.client();
+      const page = await fetchPages(opts, (n) => source.listChatMessages(id, n));
       ctx.output.result(page, messagesTable(page));
       notePage(ctx.output, page, `svc chats messages ${id}`);
     });

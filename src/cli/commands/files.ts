@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { notePage } from '../pagination.js';
-import { positiveInt } from '../parse.js';
+import { allOption, fetchPages, notePage, pageOption, type PageOptions } from '../pagination.js';
 import { readUpload } from '../upload.js';
 import { fileView, filesTable } from '../views.js';
 
@@ -21,9 +20,11 @@ export function registerFiles(program: Command, ctx: CliContext): void {
   files
     .command('list')
     .description('list uploaded files, 50 a page')
-    .option('--page <n>', 'page number, from 1', positiveInt, 1)
-    .action(async (opts: { page: number }) => {
-      const page = await (await ctx.client()).listFiles(opts.page);
+    .addOption(pageOption())
+    .addOption(allOption())
+    .action(async (opts: PageOptions) => {
+      const source = await ctx.client();
+      const page = await fetchPages(opts, (n) => source.listFiles(n));
       ctx.output.result(page, filesTable(page));
       notePage(ctx.output, page, 'svc files list');
     });

@@ -4,7 +4,7 @@ import { didYouMean } from '../../wire/suggest.js';
 import type { WebhookUpdateInput } from '../../wire/webhook-types.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
-import { notePage } from '../pagination.js';
+import { allOption, fetchPages, notePage, pageOption, type PageOptions } from '../pagination.js';
 import { positiveInt } from '../parse.js';
 import { createdWebhookView, deliveriesTable, deliveryView, webhookView, webhooksTable } from '../webhook-views.js';
 
@@ -38,9 +38,11 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
   webhooks
     .command('list')
     .description('list webhook subscriptions, 50 a page')
-    .option('--page <n>', 'page number, from 1', positiveInt, 1)
-    .action(async (opts: { page: number }) => {
-      const page = await (await client()).list(opts.page);
+    .addOption(pageOption())
+    .addOption(allOption())
+    .action(async (opts: PageOptions) => {
+      const source = await client();
+      const page = await fetchPages(opts, (n) => source.list(n));
       ctx.output.result(page, webhooksTable(page));
       notePage(ctx.output, page, `${help.command} list`);
     });
@@ -92,9 +94,11 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
     .command('deliveries')
     .argument('<id>', 'webhook id', positiveInt)
     .description('attempt log of a subscription, newest first, 50 a page')
-    .option('--page <n>', 'page number, from 1', positiveInt, 1)
-    .action(async (id: number, opts: { page: number }) => {
-      const page = await (await client()).deliveries(id, opts.page);
+    .addOption(pageOption())
+    .addOption(allOption())
+    .action(async (id: number, opts: PageOptions) => {
+      const source = await client();
+      const page = await fetchPages(opts, (n) => source.deliveries(id, n));
       ctx.output.result(page, deliveriesTable(page));
       notePage(ctx.output, page, `${help.command} deliveries ${id}`);
     });

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { notePage } from '../pagination.js';
-import { positiveInt } from '../parse.js';
+import { allOption, fetchPages, notePage, pageOption, type PageOptions } from '../pagination.js';
 import { accountsTable, templateView, templatesTable, workspaceView } from '../views.js';
 
 /** `svc accounts list`, `svc workspace`, `svc templates list|create`. */
@@ -28,9 +27,11 @@ export function registerWorkspace(program: Command, ctx: CliContext): void {
   templates
     .command('list')
     .description('list attachment templates, 50 a page')
-    .option('--page <n>', 'page number, from 1', positiveInt, 1)
-    .action(async (opts: { page: number }) => {
-      const page = await (await ctx.client()).listTemplates(opts.page);
+    .addOption(pageOption())
+    .addOption(allOption())
+    .action(async (opts: PageOptions) => {
+      const source = await ctx.client();
+      const page = await fetchPages(opts, (n) => source.listTemplates(n));
       ctx.output.result(page, templatesTable(page));
       notePage(ctx.output, page, 'svc templates list');
     });
