@@ -36,6 +36,8 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
   'webhooks deliveries': ['svc webhooks deliveries 3'],
   'webhooks redeliver': ['svc webhooks redeliver 3 17'],
   'webhooks test': ['svc webhooks test 3'],
+  trigger: ['svc trigger message:received:new', 'svc trigger chat:assigned --json'],
+  'partner trigger': ['svc partner trigger messenger_account:connected'],
   'webhooks listen': ['svc webhooks listen --forward-to 3000/hooks', 'svc webhooks listen --events message:new --forward-to http://localhost:8000/webhooks'],
   serve: ['svc serve --port 8080 --data ./data', 'svc serve --port 0 --data ./data --dev'],
   'admin workspace create': ['svc admin workspace create --data ./data --name "Acme" --quota 1000 --json'],

@@ -20,6 +20,7 @@ import type {
   WorkspaceDto,
 } from '../wire/types.js';
 import type {
+  TriggeredEventDto,
   CreatedWebhookDto,
   DeletedWebhookDto,
   WebhookCreateInput,
@@ -97,4 +98,6 @@ export interface WebhooksClient {
   redeliver(id: number, deliveryId: number): Promise<WebhookDeliveryDto>;
   /** Queues a sample event of the subscription's type, signed and delivered like any other. */
   test(id: number): Promise<WebhookDeliveryDto>;
+  /** Fires a sample event of `eventType` to every enabled subscription and listen session that takes it. */
+  trigger(eventType: string): Promise<TriggeredEventDto>;
 }

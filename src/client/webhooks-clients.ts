@@ -19,6 +19,7 @@ export function localWebhooksClient(api: () => WebhookSubscriptionsApi): Webhook
     deliveries: (id, page = 1) => run((a) => a.deliveries(id, page)),
     redeliver: (id, deliveryId) => run((a) => a.redeliver(id, deliveryId)),
     test: (id) => run((a) => a.test(id)),
+    trigger: (eventType) => run((a) => a.trigger(eventType)),
   };
 }
 
@@ -40,5 +41,6 @@ export function httpWebhooksClient(call: JsonCall, base: string): WebhooksClient
     deliveries: (n, p) => call('GET', at(`${id(n)}/deliveries${page(p)}`)),
     redeliver: (n, deliveryId) => call('POST', at(`${id(n)}/deliveries${id(deliveryId)}/redeliver`)),
     test: (n) => call('POST', at(`${id(n)}/test`)),
+    trigger: (eventType) => call('POST', at('/trigger'), { event_type: eventType }),
   };
 }

@@ -5,12 +5,13 @@ import type {
   WebhookCreateInput,
   WebhookDeliveryDto,
   WebhookDto,
+  TriggeredEventDto,
   WebhookSecretDto,
   WebhookUpdateInput,
 } from '../wire/webhook-types.js';
 import type { WebhookRow, WebhookScope } from '../store/webhook-store.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
-import { generateSecret } from '../webhooks/signature.js';
+import { generateMessageId, generateSecret } from '../webhooks/signature.js';
 import { validateWebhookUrl } from '../webhooks/url-policy.js';
 import { didYouMean } from '../wire/suggest.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
@@ -32,6 +33,8 @@ export interface WebhookSubscriptionsApi {
   deliveries(id: number, page: number): Page<WebhookDeliveryDto>;
   redeliver(id: number, deliveryId: number): WebhookDeliveryDto;
   test(id: number): WebhookDeliveryDto;
+  /** A sample event of `eventType` to every enabled subscription and listen session of the scope that takes it. */
+  trigger(eventType: string): TriggeredEventDto;
 }
 
 /** The Public API's subscriptions of one workspace: the 12 workspace events (SPEC.md 6, DESIGN.md 4). */
@@ -143,6 +146,16 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
         return queue.enqueue({ subscriptionId: id, eventType: subscription.event_type, payload, now: ctx.clock.now() });
       });
       return queued(id, deliveryId);
+    },
+    trigger(type) {
+      const event = eventType(type);
+      const webhookId = generateMessageId();
+      const payload = samplePayload(ctx, event);
+      const deliveries = inWriteTransaction(ctx.db, () =>
+        queue.enqueueEvent({ ...scope, eventType: event, payload, now: ctx.clock.now(), msgId: webhookId }),
+      );
+      if (deliveries.length > 0) wake();
+      return { event_type: event, webhook_id: deliveries.length > 0 ? webhookId : null, deliveries: deliveries.length };
     },
   };
 }

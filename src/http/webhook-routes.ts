@@ -1,6 +1,6 @@
 /** Webhook subscriptions, their attempt log, redelivery and test events (SPEC.md 4.4, DESIGN.md 4). */
 import type { FastifyRequest } from 'fastify';
-import type { WebhookCreateInput, WebhookUpdateInput } from '../wire/webhook-types.js';
+import type { TriggerEventInput, WebhookCreateInput, WebhookUpdateInput } from '../wire/webhook-types.js';
 import type { WebhookSubscriptionsApi } from '../engine/webhook-subscriptions.js';
 import { workspaceIdOf } from './auth.js';
 import { type RouteContext, type RouteGroup, ok } from './route-context.js';
@@ -16,6 +16,7 @@ import {
   webhookSecretSchema,
   webhookUpdateBody,
 } from './schemas/webhook-schemas.js';
+import { triggerEventBody, triggeredEventSchema } from './schemas/trigger-schemas.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 
 /** How a route finds the subscriptions of the authenticated caller (a workspace, or a partner). */
@@ -108,6 +109,17 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
         },
       },
       async (request) => ok(api(request).test(request.params.id)),
+    );
+    app.post<{ Body: TriggerEventInput }>(
+      '/webhooks/trigger',
+      {
+        schema: {
+          tags, operationId: 'triggerWebhookEvent',
+          summary: 'Fire a sample event ("test": true) to every enabled subscription and listen session of its type',
+          body: triggerEventBody(events), response: responses(triggeredEventSchema),
+        },
+      },
+      async (request) => ok(api(request).trigger(request.body.event_type)),
     );
   };
 }

@@ -192,6 +192,8 @@ export class DeliveryQueue {
     eventType: string;
     payload: unknown;
     now: number;
+    /** The `webhook-id` all its deliveries share; a fresh one when absent. */
+    msgId?: string;
   }): number[] {
     const subscriptions = this.stmt.matching.all({
       eventType: input.eventType,
@@ -199,7 +201,7 @@ export class DeliveryQueue {
       partnerId: input.partnerId ?? null,
     }) as Array<{ id: number }>;
     if (subscriptions.length === 0) return [];
-    const msgId = generateMessageId(this.random);
+    const msgId = input.msgId ?? generateMessageId(this.random);
     const payload = typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload);
     return subscriptions.map((s) =>
       this.enqueue({ subscriptionId: s.id, eventType: input.eventType, payload, now: input.now, msgId }),

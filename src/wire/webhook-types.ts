@@ -65,3 +65,16 @@ export interface WebhookDeliveryDto {
   created_at: string;
   completed_at: string | null;
 }
+
+/** `POST /webhooks/trigger`: a sample event fired through the real delivery path, like `stripe trigger`. */
+export interface TriggerEventInput {
+  event_type: string;
+}
+
+/** What a trigger queued: one delivery per enabled subscription and listen session of the event type. */
+export interface TriggeredEventDto {
+  event_type: string;
+  /** The `webhook-id` header all of its deliveries carry; null when nobody takes the event. */
+  webhook_id: string | null;
+  deliveries: number;
+}

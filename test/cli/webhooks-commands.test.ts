@@ -10,6 +10,20 @@ function localSvc() {
 }
 
 describe('svc webhooks', () => {
+  it('trigger: fires a sample event to the subscriptions of its type and says when nobody takes it', async () => {
+    const svc = localSvc();
+    const nobody = await svc(['trigger', 'chat:created']);
+    expect(nobody.code).toBe(0);
+    expect(nobody.stdout).toBe('triggered chat:created: no delivery queued\n');
+    expect(nobody.stderr).toContain('svc webhooks create --event chat:created --url URL');
+    await svc(['webhooks', 'create', '--event', 'chat:created', '--url', 'http://127.0.0.1:3000/hooks']);
+    const fired = await svc(['trigger', 'chat:created', '--json']);
+    expect(fired.json()).toMatchObject({ event_type: 'chat:created', deliveries: 1 });
+    const log = (await svc(['webhooks', 'deliveries', '1', '--json'])).json<{ items: Array<{ webhook_id: string }> }>();
+    expect(log.items[0]!.webhook_id).toBe(fired.json<{ webhook_id: string }>().webhook_id);
+    expect((await svc(['trigger', 'chat:craeted'])).stderr).toContain('did you mean "chat:created"?');
+  });
+
   it('create: prints the secret once with how to see it again; get hides it unless --show-secret', async () => {
     const svc = localSvc();
     const created = await svc(['webhooks', 'create', '--event', 'message:new', '--url', 'http://127.0.0.1:3000/hooks']);

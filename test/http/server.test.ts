@@ -120,6 +120,7 @@ describe('server', () => {
       '/webhooks/listen/{id}',
       '/webhooks/listen/{id}/results',
       '/webhooks/listen/{id}/stream',
+      '/webhooks/trigger',
       '/webhooks/{id}',
       '/webhooks/{id}/deliveries',
       '/webhooks/{id}/deliveries/{deliveryId}/redeliver',

@@ -5,6 +5,7 @@ import { usageError } from '../errors.js';
 import { nonNegativeInt, positiveInt } from '../parse.js';
 import { apiTokenView, disconnectView, partnerUsersTable, partnerWorkspaceView } from '../partner-views.js';
 import { registerPartnerQr } from './partner-qr.js';
+import { registerTrigger } from './trigger.js';
 import { registerWebhookCommands } from './webhook-commands.js';
 
 const PARTNER_EVENTS_HELP =
@@ -107,10 +108,8 @@ export function registerPartner(program: Command, ctx: CliContext): void {
       ctx.output.note('the previous token no longer works');
     });
 
-  registerWebhookCommands(
-    partner.command('webhooks').description("the partner's webhook subscriptions and their deliveries"),
-    ctx,
-    async () => (await ctx.partnerClient()).webhooks,
-    { command: 'svc partner webhooks', events: PARTNER_EVENTS_HELP, eventTypes: PARTNER_EVENTS },
-  );
+  const help = { command: 'svc partner webhooks', events: PARTNER_EVENTS_HELP, eventTypes: PARTNER_EVENTS };
+  const client = async () => (await ctx.partnerClient()).webhooks;
+  registerWebhookCommands(partner.command('webhooks').description("the partner's webhook subscriptions and their deliveries"), ctx, client, help);
+  registerTrigger(partner, ctx, client, help);
 }

@@ -125,7 +125,7 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
 }
 
 /** A typo in --event is a usage error with the closest event named, on the local engine and a server alike. */
-function knownEvent(event: string, help: WebhookCommandsHelp): string {
+export function knownEvent(event: string, help: WebhookCommandsHelp): string {
   if (help.eventTypes.includes(event)) return event;
   throw usageError(`unknown event "${event}"`, didYouMean(event, help.eventTypes) ?? `choose one of: ${help.events}`);
 }

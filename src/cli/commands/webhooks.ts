@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { EVENT_TYPES } from '../../webhooks/payload.js';
 import type { CliContext } from '../context.js';
+import { registerTrigger } from './trigger.js';
 import { registerWebhookCommands } from './webhook-commands.js';
 
 const EVENTS_HELP =
@@ -15,6 +16,9 @@ export function registerWebhooks(program: Command, ctx: CliContext): Command {
   const webhooks =
     program.commands.find((c) => c.name() === 'webhooks') ??
     program.command('webhooks').description('manage webhook subscriptions and their deliveries');
-  registerWebhookCommands(webhooks, ctx, async () => (await ctx.client()).webhooks, { command: 'svc webhooks', events: EVENTS_HELP, eventTypes: EVENT_TYPES });
+  const help = { command: 'svc webhooks', events: EVENTS_HELP, eventTypes: EVENT_TYPES };
+  const client = async () => (await ctx.client()).webhooks;
+  registerWebhookCommands(webhooks, ctx, client, help);
+  registerTrigger(program, ctx, client, help);
   return webhooks;
 }
