@@ -162,11 +162,11 @@ export function resolveConfig(
   const p: Profile = profile ?? {};
   const dataDir = pick(flags.data, env['SVC_HOME'], p.data_dir);
   // A flag or variable beats a profile: `--data DIR` (or SVC_HOME) after `svc login` means the local engine of
-  // DIR, so the server, token and partner address saved in the profile step aside. A server named by flag or
-  // variable still wins over a data directory.
+  // DIR, so the server, token and partner address saved in the profile step aside. Likewise a `--data` flag
+  // beats SVC_BASE_URL, as every flag beats the environment; only `--base-url` wins over `--data`.
   const localAsked = dataDir.source === 'flag' || dataDir.source === 'env';
   const remote: Profile = localAsked ? {} : p;
-  const baseUrl = pick(flags.baseUrl, env['SVC_BASE_URL'], remote.base_url);
+  const baseUrl = pick(flags.baseUrl, dataDir.source === 'flag' ? undefined : env['SVC_BASE_URL'], remote.base_url);
   const token = pick(flags.token, env['SVC_TOKEN'], remote.token);
   return {
     profileName,

@@ -55,7 +55,9 @@ describe('configuration and profiles', () => {
     expect(byFlag.configs[0]).toEqual({ baseUrl: undefined, token: undefined, dataDir: '/tmp/svc-local', workspaceId: undefined });
     const byEnv = await runSvc(['workspace'], { env: { ...env, SVC_HOME: '/tmp/svc-home' } });
     expect(byEnv.configs[0]).toMatchObject({ baseUrl: undefined, token: undefined, dataDir: '/tmp/svc-home' });
-    // A server named explicitly still wins over a data directory.
+    // A --data flag beats SVC_BASE_URL too; a server named by flag still wins over a data directory.
+    const overEnv = await runSvc(['workspace', '--data', '/tmp/svc-local'], { env: { ...env, SVC_BASE_URL: 'http://127.0.0.1:2/api', SVC_TOKEN: 't' } });
+    expect(overEnv.configs[0]).toMatchObject({ baseUrl: undefined, dataDir: '/tmp/svc-local' });
     const both = await runSvc(['workspace', '--data', '/tmp/svc-local', '--base-url', 'http://127.0.0.1:3/api', '--token', 't'], { env });
     expect(both.configs[0]).toMatchObject({ baseUrl: 'http://127.0.0.1:3/api' });
   });

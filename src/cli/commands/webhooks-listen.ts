@@ -93,7 +93,7 @@ async function listen(ctx: CliContext, opts: ListenFlags): Promise<void> {
     unsubscribe();
     await session?.close().catch((error: unknown) => {
       const why = error instanceof Error ? error.message : String(error);
-      output.warn(`could not remove the listen session (${why}); it expires after 10 minutes without a listener`);
+      output.warn(`could not remove the listen session (${why}); it expires a minute after its stream is gone`);
     });
   }
   if (signal !== null) ctx.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
