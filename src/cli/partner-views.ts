@@ -28,7 +28,7 @@ export const apiTokenView = (t: ApiTokenDto): View => ({
   kind: 'record',
   rows: [
     ['workspace_id', t.workspace_id],
-    ['api_token', t.api_token],
+    ['token', t.token],
     ['created_at', t.created_at],
   ],
 });

@@ -55,7 +55,7 @@ export interface SvcClient {
   getFile(uid: string): Promise<FileDto>;
   deleteFile(uid: string): Promise<{ deleted: true; uid: string }>;
 
-  listAccounts(): Promise<MessengerAccountDto[]>;
+  listAccounts(page?: number): Promise<Page<MessengerAccountDto>>;
   getWorkspace(): Promise<WorkspaceDto>;
 
   listTemplates(page?: number): Promise<Page<AttachmentTemplateDto>>;

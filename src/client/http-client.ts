@@ -96,7 +96,7 @@ export function createHttpClient(opts: HttpClientOptions): SvcClient {
     listFiles: (n) => call('GET', api(`/files${page(n)}`)),
     getFile: (uid) => call('GET', api(`/files/${seg(uid)}`)),
     deleteFile: (uid) => call('DELETE', api(`/files/${seg(uid)}`)),
-    listAccounts: () => call('GET', api('/messenger_accounts')),
+    listAccounts: (page = 1) => call('GET', api(`/messenger_accounts?page=${encodeURIComponent(String(page))}`)),
     getWorkspace: () => call('GET', api('/workspace')),
     listTemplates: (n) => call('GET', api(`/attachment_templates${page(n)}`)),
     createTemplate: (input) => call('POST', api('/attachment_templates'), input),

@@ -68,7 +68,7 @@ export function createLocalClient(engine: Engine, workspace: number | (() => num
     listFiles: (page = 1) => run(() => api.get().listFiles(page)),
     getFile: (uid) => run(() => api.get().getFile(uid)),
     deleteFile: (uid) => run(() => api.get().deleteFile(uid)),
-    listAccounts: () => run(() => api.get().listAccounts()),
+    listAccounts: (page = 1) => run(() => api.get().listAccounts(page)),
     getWorkspace: () => run(() => api.get().getWorkspace()),
     listTemplates: (page = 1) => run(() => api.get().listTemplates(page)),
     createTemplate: (input) => run(() => api.get().createTemplate(input)),

@@ -9,6 +9,7 @@ import type {
   QrLinkCreateInput,
   QrLinkDto,
 } from '../wire/partner-types.js';
+import type { Page } from '../wire/types.js';
 import type { WebhooksClient } from './client.js';
 
 /**
@@ -23,7 +24,7 @@ export interface PartnerClient {
   getWorkspace(workspaceId: number): Promise<PartnerWorkspaceDto>;
   updateWorkspace(workspaceId: number, input: PartnerWorkspaceUpdateInput): Promise<PartnerWorkspaceDto>;
   createUsers(workspaceId: number, count: number): Promise<PartnerUserDto[]>;
-  listUsers(workspaceId: number): Promise<PartnerUserDto[]>;
+  listUsers(workspaceId: number, page?: number): Promise<Page<PartnerUserDto>>;
   createQrLink(workspaceId: number, userId: number, input?: QrLinkCreateInput): Promise<QrLinkDto>;
   disconnectAccount(workspaceId: number, userId: number): Promise<DisconnectResult>;
   getApiToken(workspaceId: number): Promise<ApiTokenDto>;

@@ -65,7 +65,7 @@ export function createPartnerHttpClient(opts: PartnerHttpClientOptions): Partner
     getWorkspace: (id) => call('GET', ws(id)),
     updateWorkspace: (id, input) => call('PATCH', ws(id), input),
     createUsers: (id, count) => call('POST', `${ws(id)}/users`, { count }),
-    listUsers: (id) => call('GET', `${ws(id)}/users`),
+    listUsers: (id, page = 1) => call('GET', `${ws(id)}/users?page=${encodeURIComponent(String(page))}`),
     createQrLink: (id, userId, input = {}) => call('POST', `${user(id, userId)}/qr`, input),
     disconnectAccount: (id, userId) => call('POST', `${user(id, userId)}/messenger/disconnect`),
     getApiToken: (id) => call('GET', `${ws(id)}/api-token`),

@@ -32,7 +32,7 @@ export function createPartnerLocalClient(engine: Engine, partnerId: string, targ
     getWorkspace: (ws) => run(() => api.getWorkspace(ws)),
     updateWorkspace: (ws, input) => run(() => api.updateWorkspace(ws, input)),
     createUsers: (ws, count) => run(() => api.createUsers(ws, { count })),
-    listUsers: (ws) => run(() => api.listUsers(ws)),
+    listUsers: (ws, page = 1) => run(() => api.listUsers(ws, page)),
     createQrLink: (ws, user, input = {}) => run(() => api.createQrLink(ws, user, input)),
     disconnectAccount: (ws, user) => run(() => api.disconnectAccount(ws, user)),
     getApiToken: (ws) => run(() => api.getApiToken(ws)),

@@ -1,9 +1,10 @@
-import type { MessengerAccountDto, SimConnectInput } from '../wire/types.js';
+import type { MessengerAccountDto, Page, SimConnectInput } from '../wire/types.js';
 import { isInternationalPhone } from '../network/driver.js';
 import type { AccountRow } from '../store/account-store.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { conflict, invalid, notFound } from './errors.js';
+import { pageOf } from './paging.js';
 import { emitPartnerEvent } from './partner-alerts.js';
 
 /**
@@ -74,10 +75,12 @@ export function changeAccountStatus(
   });
 }
 
-export function listAccounts(ctx: EngineContext, workspaceId: number): MessengerAccountDto[] {
+/** The workspace's accounts, 50 a page, in the `{items, page, has_more_pages}` shape of every list. */
+export function listAccounts(ctx: EngineContext, workspaceId: number, page = 1): Page<MessengerAccountDto> {
   const rows = ctx.stores.accounts.list(workspaceId);
   const defaultId = ctx.stores.accounts.defaultSender(workspaceId)?.id;
-  return rows.map((row) => accountDto(row, row.id === defaultId));
+  // A workspace has a handful of accounts: one read, paged in memory.
+  return pageOf(page, (limit, offset) => rows.slice(offset, offset + limit), (row) => accountDto(row, row.id === defaultId));
 }
 
 export const accountDto = (row: AccountRow, isDefault: boolean): MessengerAccountDto => ({

@@ -87,7 +87,7 @@ export interface WorkspaceApi {
   listFiles(page: number): Page<FileDto>;
   getFile(uid: string): FileDto;
   deleteFile(uid: string): { deleted: true; uid: string };
-  listAccounts(): MessengerAccountDto[];
+  listAccounts(page?: number): Page<MessengerAccountDto>;
   getWorkspace(): WorkspaceDto;
   listTemplates(page: number): Page<AttachmentTemplateDto>;
   createTemplate(input: TemplateCreateInput): AttachmentTemplateDto;

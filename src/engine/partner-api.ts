@@ -12,6 +12,7 @@ import type {
   SimScanInput,
   SimScanResult,
 } from '../wire/partner-types.js';
+import type { Page } from '../wire/types.js';
 import type { EngineContext } from './context.js';
 import { createUsers, disconnectUser, listUsers } from './partner-users.js';
 import {
@@ -43,7 +44,7 @@ export interface PartnerApi {
   getWorkspace(workspaceId: number): PartnerWorkspaceDto;
   updateWorkspace(workspaceId: number, input: PartnerWorkspaceUpdateInput): PartnerWorkspaceDto;
   createUsers(workspaceId: number, input: PartnerUsersCreateInput): PartnerUserDto[];
-  listUsers(workspaceId: number): PartnerUserDto[];
+  listUsers(workspaceId: number, page?: number): Page<PartnerUserDto>;
   createQrLink(workspaceId: number, userId: number, input: QrLinkCreateInput): QrLinkDto;
   disconnectAccount(workspaceId: number, userId: number): DisconnectResult;
   getApiToken(workspaceId: number): ApiTokenDto;
@@ -72,7 +73,7 @@ export function createPartnerApi(ctx: EngineContext, publicId: string, linkBase:
     getWorkspace: (ws) => partnerWorkspaceDto(ctx, id(), ws),
     updateWorkspace: (ws, input) => updatePartnerWorkspace(ctx, id(), ws, input),
     createUsers: (ws, input) => createUsers(ctx, id(), ws, input),
-    listUsers: (ws) => listUsers(ctx, id(), ws),
+    listUsers: (ws, page) => listUsers(ctx, id(), ws, page),
     createQrLink: (ws, user, input) => createQrLink(ctx, id(), ws, user, input, linkBase),
     disconnectAccount: (ws, user) => disconnectUser(ctx, id(), ws, user),
     getApiToken: (ws) => getApiToken(ctx, id(), ws),

@@ -1,9 +1,11 @@
 import type { DisconnectResult, PartnerUserDto, PartnerUsersCreateInput } from '../wire/partner-types.js';
+import type { Page } from '../wire/types.js';
 import type { PartnerUserRow } from '../store/partner-store.js';
 import { changeAccountStatus } from './accounts.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { invalid, notFound, SvcError } from './errors.js';
+import { pageOf } from './paging.js';
 import { checkSeatsAlert } from './partner-alerts.js';
 import { partnerWorkspace } from './partners.js';
 
@@ -39,9 +41,12 @@ export function createUsers(ctx: EngineContext, partnerId: number, workspaceId: 
   });
 }
 
-export function listUsers(ctx: EngineContext, partnerId: number, workspaceId: number): PartnerUserDto[] {
+/** The workspace's users, 50 a page, in the `{items, page, has_more_pages}` shape of every list. */
+export function listUsers(ctx: EngineContext, partnerId: number, workspaceId: number, page = 1): Page<PartnerUserDto> {
   partnerWorkspace(ctx, partnerId, workspaceId);
-  return ctx.stores.partners.usersOf(workspaceId).map(userDto);
+  // Bounded by the seats of the workspace: one read, paged in memory.
+  const rows = ctx.stores.partners.usersOf(workspaceId);
+  return pageOf(page, (limit, offset) => rows.slice(offset, offset + limit), userDto);
 }
 
 /** A user of a partner's workspace, or not_found (also for another partner's workspace). */

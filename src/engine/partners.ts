@@ -118,9 +118,16 @@ export function getApiToken(ctx: EngineContext, partnerId: number, workspaceId: 
     // A workspace always has a token from creation; issuing one here only heals a database edited by hand.
     if (ctx.stores.partners.activeToken(workspaceId) === undefined) issueToken(ctx.stores.workspaces, workspaceId, ctx.clock.now());
     const token = ctx.stores.partners.activeToken(workspaceId)!;
-    return { workspace_id: workspaceId, api_token: token.token, created_at: isoTime(token.created_at) };
+    return tokenDto(workspaceId, token.token, token.created_at);
   });
 }
+
+const tokenDto = (workspaceId: number, token: string, createdAt: number): ApiTokenDto => ({
+  workspace_id: workspaceId,
+  token,
+  api_token: token,
+  created_at: isoTime(createdAt),
+});
 
 /** Issues a new token and revokes the old one in the same transaction, so the old one fails on the next request. */
 export function rotateApiToken(ctx: EngineContext, partnerId: number, workspaceId: number): ApiTokenDto {
@@ -129,7 +136,7 @@ export function rotateApiToken(ctx: EngineContext, partnerId: number, workspaceI
     const now = ctx.clock.now();
     const token = issueToken(ctx.stores.workspaces, workspaceId, now);
     emitPartnerEvent(ctx, workspaceId, 'api-token:rotated', { rotated_at: isoTime(now) });
-    return { workspace_id: workspaceId, api_token: token, created_at: isoTime(now) };
+    return tokenDto(workspaceId, token, now);
   });
 }
 

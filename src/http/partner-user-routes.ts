@@ -2,6 +2,7 @@
 import type { PartnerUsersCreateInput, QrLinkCreateInput } from '../wire/partner-types.js';
 import { partnerApi } from './partner-auth.js';
 import { type RouteGroup, ok } from './route-context.js';
+import { type PageQuery, pageOf, pageQuery } from './schemas/common-schemas.js';
 import {
   disconnectSchema,
   partnerResponses,
@@ -34,18 +35,19 @@ export const partnerUserRoutes: RouteGroup = async (app, ctx) => {
     async (request, reply) => reply.code(201).send(ok(partnerApi(ctx, request).createUsers(request.params.id, request.body))),
   );
 
-  app.get<{ Params: WorkspaceParams }>(
+  app.get<{ Params: WorkspaceParams; Querystring: PageQuery }>(
     '/workspaces/:id/users',
     {
       schema: {
         tags: ['users'],
         operationId: 'listUsers',
-        summary: 'List users with their messenger account',
+        summary: 'List users with their messenger account, 50 a page',
         params: workspaceParams,
-        response: partnerResponses(users),
+        querystring: pageQuery,
+        response: partnerResponses(pageOf(partnerUserSchema)),
       },
     },
-    async (request) => ok(partnerApi(ctx, request).listUsers(request.params.id)),
+    async (request) => ok(partnerApi(ctx, request).listUsers(request.params.id, request.query.page)),
   );
 
   app.post<{ Params: UserParams; Body: QrLinkCreateInput | null }>(

@@ -7,17 +7,18 @@ import { templateCreateBody } from './schemas/input-schemas.js';
 
 /** GET /messenger_accounts, GET /workspace, GET/POST /attachment_templates. */
 export const publicWorkspaceRoutes: RouteGroup = async (app, ctx) => {
-  app.get(
+  app.get<{ Querystring: PageQuery }>(
     '/messenger_accounts',
     {
       schema: {
         tags: ['workspace'],
         operationId: 'listMessengerAccounts',
-        summary: 'List connected messenger accounts; the default sender is the most recently connected',
-        response: responses({ type: 'array', items: accountSchema }),
+        summary: 'List messenger accounts, 50 a page; the default sender is the most recently connected',
+        querystring: pageQuery,
+        response: responses(pageOf(accountSchema)),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).listAccounts()),
+    async (request) => ok(workspaceApi(ctx, request).listAccounts(request.query.page)),
   );
 
   app.get(

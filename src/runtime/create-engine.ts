@@ -108,7 +108,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
       listFiles: (page) => listFiles(ctx, workspaceId, page),
       getFile: (uid) => getFile(ctx, workspaceId, uid, linkBase),
       deleteFile: (uid) => deleteFile(ctx, workspaceId, uid),
-      listAccounts: () => listAccounts(ctx, workspaceId),
+      listAccounts: (page) => listAccounts(ctx, workspaceId, page),
       getWorkspace: () => workspaceDto(ctx, workspaceId),
       listTemplates: (page) => listTemplates(ctx, workspaceId, page),
       createTemplate: (input) => createTemplate(ctx, workspaceId, input),

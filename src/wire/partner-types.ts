@@ -70,8 +70,11 @@ export interface DisconnectResult {
   phone: string | null;
 }
 
+/** A workspace's Public API token: `token`, the name `svc admin workspace create` uses too. */
 export interface ApiTokenDto {
   workspace_id: number;
+  token: string;
+  /** @deprecated the same value as `token`, kept for clients written before the rename. */
   api_token: string;
   created_at: string;
 }

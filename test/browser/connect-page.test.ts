@@ -141,7 +141,7 @@ if (!existsSync(CHROMIUM)) {
       expect(await page.locator('#svc-phone').textContent()).toBe(PHONE);
       expect(await page.locator('#svc-qr').isVisible()).toBe(false);
       expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).notReloaded)).toBe(true);
-      expect(server.engine.workspace(1).listAccounts().map((a) => a.phone)).toContain(PHONE);
+      expect(server.engine.workspace(1).listAccounts().items.map((a) => a.phone)).toContain(PHONE);
       expect(consoleErrors).toEqual([]);
       await page.close();
     });

@@ -46,7 +46,7 @@ describe('resource commands', () => {
 
   it('accounts list, workspace and templates: print the API data', async () => {
     const client = fakeClient();
-    expect((await runSvc(['accounts', 'list', '--json'], { client })).json()).toEqual([expect.objectContaining({ phone: '+15550001' })]);
+    expect((await runSvc(['accounts', 'list', '--json'], { client })).json()).toEqual({ items: [expect.objectContaining({ phone: '+15550001' })], page: 1, has_more_pages: false });
     const workspace = await runSvc(['workspace'], { client });
     expect(workspace.stdout).toContain('quota: 3/1000 used, 997 left');
     expect(workspace.stdout).toContain('plan: standard');

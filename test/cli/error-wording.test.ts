@@ -47,7 +47,7 @@ describe('errors name the cause', () => {
     const pending = sampleMessage({ status: 'Pending', sent_at: null, messenger_account_phone: '+15550001' });
     const client = fakeClient({
       statuses: [pending, pending, pending],
-      overrides: { listAccounts: async () => [{ id: 1, phone: '+15550001', full_name: 'A', email: 'a@sim.invalid', status: 'suspended', connected_at: '2026-01-15T12:00:00.000Z', is_default_sender: true }] },
+      overrides: { listAccounts: async () => ({ items: [{ id: 1, phone: '+15550001', full_name: 'A', email: 'a@sim.invalid', status: 'suspended', connected_at: '2026-01-15T12:00:00.000Z', is_default_sender: true }], page: 1, has_more_pages: false }) },
     });
     const run = await runSvc(['send', '--phone', '+14155550123', '--text', 'Hi', '--wait-timeout', '1'], { client });
     expect(run.code).toBe(1);

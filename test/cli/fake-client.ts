@@ -102,9 +102,11 @@ export function fakeClient(
     listFiles: record('listFiles', () => ({ items: [sampleFile()], page: 1, has_more_pages: true })),
     getFile: record('getFile', () => sampleFile({ temporary_download_url: 'http://127.0.0.1/files/x' })),
     deleteFile: record('deleteFile', () => ({ deleted: true as const, uid: 'file_1' })),
-    listAccounts: record('listAccounts', () => [
-      { id: 1, phone: '+15550001', full_name: 'Sim', email: 'sim@example.com', status: 'connected' as const, connected_at: null, is_default_sender: true },
-    ]),
+    listAccounts: record('listAccounts', () => ({
+      items: [{ id: 1, phone: '+15550001', full_name: 'Sim', email: 'sim@example.com', status: 'connected' as const, connected_at: null, is_default_sender: true }],
+      page: 1,
+      has_more_pages: false,
+    })),
     getWorkspace: record('getWorkspace', () => sampleWorkspace()),
     listTemplates: record('listTemplates', () => ({ items: [], page: 1, has_more_pages: false })),
     createTemplate: record('createTemplate', () => ({ id: 3, name: 'menu', file_uid: 'file_1', created_at: '2026-01-15T12:00:00.000Z' })),

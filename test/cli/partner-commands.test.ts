@@ -32,8 +32,8 @@ describe('svc partner: workspaces, users, tokens on the local engine', () => {
     expect(listed.stdout.trim().split('\n')).toHaveLength(3);
     expect(listed.stdout).toContain('not connected');
 
-    const token = (await svc(['partner', 'token', 'get', String(ws), '--json'])).json<{ api_token: string }>().api_token;
-    const rotated = (await svc(['partner', 'token', 'rotate', String(ws), '--yes', '--json'])).json<{ api_token: string }>().api_token;
+    const token = (await svc(['partner', 'token', 'get', String(ws), '--json'])).json<{ token: string }>().token;
+    const rotated = (await svc(['partner', 'token', 'rotate', String(ws), '--yes', '--json'])).json<{ token: string }>().token;
     expect(rotated).not.toBe(token);
     const old = await svc(['workspace', '--token', token, '--json']);
     expect(old.code).toBe(4);
@@ -80,7 +80,7 @@ describe('svc partner qr and svc sim scan', () => {
     expect((await svc(['sim', 'scan', link, '--phone', '+15550007001'])).code).toBe(1);
     const scanned = await svc(['sim', 'scan', embedLink, '--phone', '+15550007001', '--json']);
     expect(scanned.json()).toEqual({ phone: '+15550007001', status: 'connected', workspace_id: ws, user_id: user!.user_id });
-    const users = (await svc(['partner', 'users', 'list', String(ws), '--json'])).json<Array<{ messenger_account: unknown }>>();
+    const users = (await svc(['partner', 'users', 'list', String(ws), '--json'])).json<{ items: Array<{ messenger_account: unknown }> }>().items;
     expect(users[0]!.messenger_account).toMatchObject({ phone: '+15550007001', status: 'connected' });
 
     const off = await svc(['partner', 'account', 'disconnect', String(ws), String(user!.user_id), '--yes', '--json']);

@@ -34,7 +34,7 @@ describe('accounts: default sender', () => {
     t.clock.advance(1000);
     t.sim.connect({ phone: A });
     expect(senderOf(t, '+14155550003')).toBe(A);
-    expect(t.api.listAccounts().filter((a) => a.is_default_sender).map((a) => a.phone)).toEqual([A]);
+    expect(t.api.listAccounts().items.filter((a) => a.is_default_sender).map((a) => a.phone)).toEqual([A]);
   });
 
   it('sendToPhone: a disconnected default gives way to the next connected account', () => {

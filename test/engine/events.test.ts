@@ -103,7 +103,7 @@ describe('events: incoming, chats and accounts', () => {
       'messenger:account:resumed',
       'messenger:account:disconnected',
     ]);
-    const id = api.listAccounts().find((a) => a.phone === '+15550007001')?.id;
+    const id = api.listAccounts().items.find((a) => a.phone === '+15550007001')?.id;
     expect(sink.events.every((e) => 'accountId' in e && e.accountId === id)).toBe(true);
   });
 });

@@ -45,7 +45,7 @@ describe('incoming traffic', () => {
 });
 
 describe('account status', () => {
-  const statusOf = (t: ReturnType<typeof testEngine>) => t.api.listAccounts().find((a) => a.phone === LOCAL_SENDER)?.status;
+  const statusOf = (t: ReturnType<typeof testEngine>) => t.api.listAccounts().items.find((a) => a.phone === LOCAL_SENDER)?.status;
 
   it('sim suspend, resume, disconnect: change the account status', () => {
     const t = testEngine();

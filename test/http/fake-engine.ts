@@ -161,7 +161,7 @@ export function createFakeEngine(): FakeEngine {
         if (!files.delete(uid)) throw notFound(`File ${uid}`);
         return { deleted: true, uid };
       },
-      listAccounts: () => [account],
+      listAccounts: () => ({ items: [account], page: 1, has_more_pages: false }),
       getWorkspace: () => ({ ...workspaceDto, id: workspaceId }),
       listTemplates: (page) => pageOf(templates, page),
       createTemplate: (input) => {

@@ -68,7 +68,7 @@ describe('http client', () => {
   });
 
   it('accounts, workspace, templates: reach their routes', async () => {
-    expect((await client.listAccounts())[0]?.phone).toBe('+15550001');
+    expect((await client.listAccounts()).items[0]?.phone).toBe('+15550001');
     expect((await client.getWorkspace()).plan).toBe('standard');
     const template = await client.createTemplate({ name: 'T', file_uid: 'file_1' });
     expect((await client.listTemplates()).items).toContainEqual(template);

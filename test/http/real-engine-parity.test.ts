@@ -66,7 +66,7 @@ describe('HTTP answers equal the real engine results', () => {
   });
 
   it('sim receive and react: reach the real sim', async () => {
-    const account = (await client.listAccounts())[0];
+    const account = (await client.listAccounts()).items[0];
     expect(account).toBeDefined();
     const received = await client.sim.receive({ from: '+4915112345', to: account?.phone ?? '', text: 'Hi there' });
     const reacted = await client.sim.react({ message_uid: received.message_uid, emoji: '👍' });

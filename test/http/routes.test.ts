@@ -67,9 +67,9 @@ describe('Public API routes', () => {
     expect(res.json().data).toMatchObject({ page: 1, has_more_pages: false, items: [{ uid: 'msg_a' }] });
   });
 
-  it('GET /api/messenger_accounts: a list in the envelope', async () => {
+  it('GET /api/messenger_accounts: a page of the list in the envelope, as every list', async () => {
     const res = await app.inject({ method: 'GET', url: '/api/messenger_accounts', headers: auth() });
-    expect(res.json()).toMatchObject({ status: 'ok', data: [{ phone: '+15550001', is_default_sender: true }] });
+    expect(res.json()).toMatchObject({ status: 'ok', data: { items: [{ phone: '+15550001', is_default_sender: true }], page: 1, has_more_pages: false } });
   });
 
   it('GET /api/workspace: the workspace with its quota', async () => {

@@ -34,10 +34,10 @@ describe.each(implementations)('PartnerClient (%s)', (_name, open) => {
     await expect(client.createUsers(ws, 1)).rejects.toMatchObject({ code: 'seats_full' });
     const link = await client.createQrLink(ws, users[0]!.user_id, { expires_in_hours: 2 });
     fx.engine.connect.scan({ qr_link: link.qr_link, phone: '+15550004001' });
-    expect((await client.listUsers(ws))[0]!.messenger_account).toMatchObject({ phone: '+15550004001' });
+    expect((await client.listUsers(ws)).items[0]!.messenger_account).toMatchObject({ phone: '+15550004001' });
     expect(await client.disconnectAccount(ws, users[0]!.user_id)).toMatchObject({ disconnected: true });
     const token = await client.getApiToken(ws);
-    expect((await client.rotateApiToken(ws)).api_token).not.toBe(token.api_token);
+    expect((await client.rotateApiToken(ws)).token).not.toBe(token.token);
     expect(await client.updateWorkspace(ws, { seats_purchased: 3 })).toMatchObject({ seats_purchased: 3, seats_used: 2 });
     await expect(client.getWorkspace(ws + 100)).rejects.toMatchObject({ code: 'not_found' });
   });

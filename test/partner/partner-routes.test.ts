@@ -55,7 +55,7 @@ describe('partner users over HTTP', () => {
     const refused = await fx.call('POST', `/workspaces/${ws}/users`, { count: 3 });
     expect(refused.status).toBe(409);
     expect(refused.body.error_code).toBe('seats_full');
-    expect((await fx.call('GET', `/workspaces/${ws}/users`)).body.data).toHaveLength(3);
+    expect((await fx.call('GET', `/workspaces/${ws}/users`)).body.data).toMatchObject({ page: 1, has_more_pages: false, items: { length: 3 } });
     expect((await fx.call('POST', `/workspaces/${ws}/users`, { count: 2 })).status).toBe(201);
   });
 
@@ -64,7 +64,7 @@ describe('partner users over HTTP', () => {
     const { ws, userIds } = await workspaceWithUsers(2, 2);
     const qr = await fx.call('POST', `/workspaces/${ws}/users/${userIds[0]}/qr`, {});
     fx.engine.connect.scan({ qr_link: qr.body.data.qr_link, phone: '+15550002001' });
-    const users = (await fx.call('GET', `/workspaces/${ws}/users`)).body.data;
+    const users = (await fx.call('GET', `/workspaces/${ws}/users`)).body.data.items;
     expect(users[0]).toMatchObject({ user_id: userIds[0], messenger_account: { phone: '+15550002001', status: 'connected' } });
     expect(users[1]).toMatchObject({ user_id: userIds[1], messenger_account: null });
   });
@@ -110,7 +110,7 @@ describe('partner QR links, scan and disconnect', () => {
     expect(scanned.json()).toEqual({ status: 'ok', data: { phone: '+15550002003', status: 'connected', workspace_id: ws, user_id: userIds[0] } });
     expect(fx.sink.types()).toEqual(['messenger:account:connected', 'messenger_account:connected']);
     expect(fx.sink.events[1]).toMatchObject({ workspaceId: ws, data: { workspace_id: ws, user_id: userIds[0], phone: '+15550002003' } });
-    expect(fx.engine.workspace(ws).listAccounts()[0]).toMatchObject({ phone: '+15550002003', status: 'connected' });
+    expect(fx.engine.workspace(ws).listAccounts().items[0]).toMatchObject({ phone: '+15550002003', status: 'connected' });
 
     const late = (await fx.call('POST', `/workspaces/${ws}/users/${userIds[1]}/qr`, { expires_in_hours: 1 })).body.data.qr_link;
     fx.clock.advance(3_600_000);
@@ -138,15 +138,18 @@ describe('partner Public API tokens', () => {
   it('POST .../api-token: the old token fails on the very next request and api-token:rotated is emitted', async () => {
     fx = partnerFixture();
     const { ws } = await workspaceWithUsers(1, 0);
-    const old = (await fx.call('GET', `/workspaces/${ws}/api-token`)).body.data.api_token as string;
+    const got = (await fx.call('GET', `/workspaces/${ws}/api-token`)).body.data;
+    // One name for a workspace token everywhere (`token`); `api_token` stays as a deprecated alias.
+    expect(got.api_token).toBe(got.token);
+    const old = got.token as string;
     const bearer = (token: string) => fx.app.inject({ method: 'GET', url: '/api/workspace', headers: { authorization: `Bearer ${token}` } });
     expect((await bearer(old)).statusCode).toBe(200);
     fx.sink.clear();
-    const rotated = (await fx.call('POST', `/workspaces/${ws}/api-token`)).body.data.api_token as string;
+    const rotated = (await fx.call('POST', `/workspaces/${ws}/api-token`)).body.data.token as string;
     expect(rotated).not.toBe(old);
     expect((await bearer(old)).statusCode).toBe(401);
     expect((await bearer(rotated)).statusCode).toBe(200);
     expect(partnerEventTypes(fx.sink)).toEqual(['api-token:rotated']);
-    expect((await fx.call('GET', `/workspaces/${ws}/api-token`)).body.data.api_token).toBe(rotated);
+    expect((await fx.call('GET', `/workspaces/${ws}/api-token`)).body.data.token).toBe(rotated);
   });
 });

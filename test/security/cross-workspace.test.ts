@@ -61,6 +61,7 @@ const PUBLIC_CASES: Record<string, Case> = {
       json('POST', `/api/webhooks/${bHook.id}/deliveries/${r.deliveryId}/redeliver`),
     ];
   }),
+  'POST /api/webhooks/trigger': own(() => [json('POST', '/api/webhooks/trigger', { event_type: 'message:new' })]),
   'POST /api/webhooks/:id/test': refused(({ resources: r }) => [json('POST', `/api/webhooks/${r.hookId}/test`)]),
   'GET /api/webhooks/listen/secret': own(() => [json('GET', '/api/webhooks/listen/secret')]),
   'POST /api/webhooks/listen': own(() => [json('POST', '/api/webhooks/listen', {})]),
@@ -184,7 +185,7 @@ describe('cross-partner isolation: partner P2 against P1’s workspaces and user
       ['POST /partner/webhooks/:id/deliveries/:deliveryId/redeliver', 'POST', `/webhooks/${otherHook.id}/deliveries/${delivery.id}/redeliver`],
       ['POST /partner/webhooks/:id/test', 'POST', `/webhooks/${hook.id}/test`],
     ];
-    const ownRoutes = ['GET /partner/me', 'POST /partner/workspaces', 'GET /partner/webhooks', 'POST /partner/webhooks'];
+    const ownRoutes = ['GET /partner/me', 'POST /partner/workspaces', 'GET /partner/webhooks', 'POST /partner/webhooks', 'POST /partner/webhooks/trigger'];
     const served = routes.filter((r) => r.url.startsWith('/partner/')).map(key);
     expect(served.filter((name) => !ownRoutes.includes(name) && !attempts.some(([n]) => n === name))).toEqual([]);
 
@@ -195,6 +196,9 @@ describe('cross-partner isolation: partner P2 against P1’s workspaces and user
       expect(JSON.stringify(answer)).not.toContain('P1 workspace');
       expect(JSON.stringify(answer)).not.toContain(hook.secret);
     }
+    // P2 firing P1's event type queues nothing for P1's subscription (the snapshot below holds its deliveries).
+    const triggered = await fx.call('POST', '/webhooks/trigger', { event_type: 'messenger_account:connected' }, fx.other);
+    expect(triggered.body.data).toMatchObject({ deliveries: 0 });
     const listed = await fx.call('GET', '/webhooks', undefined, fx.other);
     expect(listed.body.data.items.map((h: { id: number }) => h.id)).toEqual([otherHook.id]);
     expect(results).toEqual(attempts.map(([name]) => `${name} -> 404 not_found`));

@@ -31,7 +31,7 @@ export function registerPartnerQr(partner: Command, ctx: CliContext): void {
     .option('--light-background', 'draw the QR for a terminal with a light background')
     .action(async (ws: number, user: number, opts: QrOptions) => {
       const client = await ctx.partnerClient();
-      const before = accountOf(await client.listUsers(ws), user);
+      const before = await accountOf(client, ws, user);
       const link = await client.createQrLink(ws, user, opts.expiresInHours === undefined ? {} : { expires_in_hours: opts.expiresInHours });
       const shown = opts.embed === true ? embeddingLink(link.qr_link) : link.qr_link;
       const result: QrLinkDto & { embed_link?: string } = opts.embed === true ? { ...link, embed_link: shown } : link;
@@ -58,8 +58,27 @@ const embeddingLink = (link: string): string => {
   return url.toString();
 };
 
-const accountOf = (users: Array<{ user_id: number; messenger_account: PartnerUserAccountDto | null }>, user: number) =>
-  users.find((u) => u.user_id === user)?.messenger_account ?? null;
+// The page of the users list the user was last found on: while waiting, each poll reads that one page.
+const userPages = new Map<string, number>();
+
+/** The user's account, from the users list (50 a page): the page it was last seen on, else every page. */
+async function accountOf(client: PartnerClient, ws: number, user: number): Promise<PartnerUserAccountDto | null> {
+  const key = `${ws}/${user}`;
+  const known = userPages.get(key);
+  if (known !== undefined) {
+    const found = (await client.listUsers(ws, known)).items.find((u) => u.user_id === user);
+    if (found !== undefined) return found.messenger_account;
+  }
+  for (let page = 1; ; page++) {
+    const { items, has_more_pages } = await client.listUsers(ws, page);
+    const found = items.find((u) => u.user_id === user);
+    if (found !== undefined) {
+      userPages.set(key, page);
+      return found.messenger_account;
+    }
+    if (!has_more_pages) return null;
+  }
+}
 
 /**
  * Polls the user list until the user has a connected account that was not there before the link was made.
@@ -76,7 +95,7 @@ async function waitForConnection(
   const isNew = (account: PartnerUserAccountDto | null): account is PartnerUserAccountDto =>
     account !== null && account.status === 'connected' && (before?.status !== 'connected' || account.connected_at !== before.connected_at);
   const { value: account } = await pollUntil(ctx, {
-    read: async () => accountOf(await client.listUsers(ws), user),
+    read: () => accountOf(client, ws, user),
     done: isNew,
     intervalMs: POLL_MS,
     timeoutMs,

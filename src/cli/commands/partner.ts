@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { PARTNER_EVENTS } from '../../engine/events.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
+import { allOption, fetchPages, notePage, pageOption, type PageOptions } from '../pagination.js';
 import { nonNegativeInt, positiveInt } from '../parse.js';
 import { apiTokenView, disconnectView, partnerUsersTable, partnerWorkspaceView } from '../partner-views.js';
 import { registerPartnerQr } from './partner-qr.js';
@@ -65,10 +66,14 @@ export function registerPartner(program: Command, ctx: CliContext): void {
   users
     .command('list')
     .argument('<ws>', 'workspace id', positiveInt)
-    .description('list users with their messenger account')
-    .action(async (ws: number) => {
-      const list = await (await ctx.partnerClient()).listUsers(ws);
-      ctx.output.result(list, partnerUsersTable(list));
+    .description('list users with their messenger account, 50 a page')
+    .addOption(pageOption())
+    .addOption(allOption())
+    .action(async (ws: number, opts: PageOptions) => {
+      const source = await ctx.partnerClient();
+      const list = await fetchPages(opts, (n) => source.listUsers(ws, n));
+      ctx.output.result(list, partnerUsersTable(list.items));
+      notePage(ctx.output, list, `svc partner users list ${ws}`);
     });
 
   registerPartnerQr(partner, ctx);

@@ -154,7 +154,7 @@ async function send(ctx: CliContext, opts: SendOptions): Promise<void> {
 
 /** The wait ran out. A suspended sending account is the usual reason: name it rather than leave a guess. */
 async function stillQueued(client: SvcClient, message: MessageDto, waitedSec: number): Promise<CliError> {
-  const account = (await client.listAccounts().catch(() => [])).find((a) => a.phone === message.messenger_account_phone);
+  const account = (await client.listAccounts().then((page) => page.items, () => [])).find((a) => a.phone === message.messenger_account_phone);
   if (account?.status === 'suspended') {
     return new CliError(
       'timeout',

@@ -10,9 +10,13 @@ export function registerWorkspace(program: Command, ctx: CliContext): void {
     .description('messenger accounts of the workspace')
     .command('list')
     .description('list connected messenger accounts; the default sender is marked')
-    .action(async () => {
-      const accounts = await (await ctx.client()).listAccounts();
-      ctx.output.result(accounts, accountsTable(accounts));
+    .addOption(pageOption())
+    .addOption(allOption())
+    .action(async (opts: PageOptions) => {
+      const source = await ctx.client();
+      const accounts = await fetchPages(opts, (n) => source.listAccounts(n));
+      ctx.output.result(accounts, accountsTable(accounts.items));
+      notePage(ctx.output, accounts, 'svc accounts list');
     });
 
   program

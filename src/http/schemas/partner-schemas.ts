@@ -123,6 +123,11 @@ export const disconnectSchema = {
 
 export const apiTokenSchema = {
   type: 'object',
-  required: ['workspace_id', 'api_token', 'created_at'],
-  properties: { workspace_id: { type: 'integer' }, api_token: { type: 'string' }, created_at: time },
+  required: ['workspace_id', 'token', 'api_token', 'created_at'],
+  properties: {
+    workspace_id: { type: 'integer' },
+    token: { type: 'string', description: 'The Public API token (the same name as in `svc admin workspace create`)' },
+    api_token: { type: 'string', deprecated: true, description: 'Deprecated: the same value as `token`' },
+    created_at: time,
+  },
 } as const;

@@ -6,13 +6,13 @@ import { bytes, expectCode } from '../contract-target.js';
 export const accountAndWorkspaceCases: CaseGroup = (target) => {
   it('listAccounts: lists the accounts, the most recently connected is the default sender', async () => {
     const ws = await target().workspace();
-    const [only] = await ws.client.listAccounts();
+    const [only] = (await ws.client.listAccounts()).items;
     expect(only).toMatchObject({ phone: ws.accountPhone, full_name: 'Contract sender', status: 'connected', is_default_sender: true });
     expect(only?.connected_at).toMatch(/^\d{4}-\d\d-\d\dT/);
 
     const second = ws.newPhone();
     await ws.client.sim.connect({ phone: second, full_name: 'Second', email: 'second@example.com' });
-    const accounts = await ws.client.listAccounts();
+    const accounts = (await ws.client.listAccounts()).items;
     expect(accounts).toHaveLength(2);
     const byPhone = new Map(accounts.map((a) => [a.phone, a]));
     expect(byPhone.get(second)).toMatchObject({ full_name: 'Second', email: 'second@example.com', is_default_sender: true });
@@ -21,7 +21,7 @@ export const accountAndWorkspaceCases: CaseGroup = (target) => {
     // Reconnecting the first account makes it the most recent again (connected_at has millisecond resolution).
     await new Promise((resolve) => setTimeout(resolve, 5));
     await ws.client.sim.connect({ phone: ws.accountPhone });
-    const after = new Map((await ws.client.listAccounts()).map((a) => [a.phone, a.is_default_sender]));
+    const after = new Map((await ws.client.listAccounts()).items.map((a) => [a.phone, a.is_default_sender]));
     expect([after.get(ws.accountPhone), after.get(second)]).toEqual([true, false]);
   });
 

@@ -48,7 +48,7 @@ export const authIsolationCases: CaseGroup = (target) => {
     expect((await b.client.listChats()).items).toEqual([]);
     expect((await b.client.listFiles()).items).toEqual([]);
     expect((await b.client.listTemplates()).items).toEqual([]);
-    expect((await b.client.listAccounts()).map((acc) => acc.phone)).toEqual([b.accountPhone]);
+    expect((await b.client.listAccounts()).items.map((acc) => acc.phone)).toEqual([b.accountPhone]);
     expect((await b.client.getWorkspace()).messaging_quota.used).toBe(0);
     // A's data is untouched.
     expect((await a.client.getChat(sent.chat_id)).name).toBe('Secret');

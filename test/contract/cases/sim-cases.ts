@@ -53,7 +53,7 @@ export const simCases: CaseGroup = (target) => {
     const first = await ws.client.sendToPhone({ phone: ws.newPhone(), text: 'Hi' });
     await waitForStatus(ws.client, first.message_uid, 'Sent');
     expect(await ws.client.sim.disconnect(ws.accountPhone)).toEqual({ phone: ws.accountPhone, status: 'disconnected' });
-    expect((await ws.client.listAccounts())[0]).toMatchObject({ status: 'disconnected', is_default_sender: false });
+    expect((await ws.client.listAccounts()).items[0]).toMatchObject({ status: 'disconnected', is_default_sender: false });
 
     const sent = await ws.client.sendToChat(first.chat_id, { text: 'Still there?' });
     expect((await waitForStatus(ws.client, sent.message_uid, 'Failed')).failure_reason).toBe('account_not_connected');
