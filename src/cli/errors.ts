@@ -58,6 +58,8 @@ function defaultHint(code: ErrorCode, target: string | undefined): string {
       return 'wait a minute and retry';
     case 'unavailable':
       return isRemote(target) ? `is \`svc serve\` running at ${target}?` : 'retry in a moment';
+    case 'method_not_allowed':
+      return 'the server has this path under another method; is --base-url the /api base of an svc server?';
     case 'internal_error':
       return 'retry; if it persists, check the server log';
   }

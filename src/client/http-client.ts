@@ -27,7 +27,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** An SvcClient that talks to a remote instance. */
 export function createHttpClient(opts: HttpClientOptions): SvcClient {
-  const apiBase = opts.baseUrl.replace(/\/+$/, '');
+  const apiBase = withAreaPath(opts.baseUrl, '/api');
   const parsed = parseBase(apiBase);
   // `/sim` sits beside `/api` (DESIGN.md section 3), under whatever prefix a proxy put in front of both.
   const simBase = `${apiBase.endsWith('/api') ? apiBase.slice(0, -'/api'.length) : parsed.origin}/sim`;
@@ -129,6 +129,19 @@ const displayUrl = (url: URL): string => {
   clean.username = '';
   clean.password = '';
   return clean.href.replace(/\/+$/, '');
+};
+
+/**
+ * The server root (`http://host:8080`, what `svc serve` prints first) stands for its Public API: a base URL
+ * without a path gets `area` appended. Any other path is taken as given (a proxy may mount svc elsewhere).
+ */
+export const withAreaPath = (baseUrl: string, area: '/api' | '/partner'): string => {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  try {
+    return new URL(trimmed).pathname === '/' ? `${trimmed}${area}` : trimmed;
+  } catch {
+    return trimmed;
+  }
 };
 
 /** Turns an HTTP answer into the envelope's `data`, or throws the SvcError it stands for. */

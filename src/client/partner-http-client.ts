@@ -7,6 +7,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import { systemClock, type Clock } from '../engine/clock.js';
 import { SvcError, isErrorCode } from '../engine/errors.js';
 import { signPartnerJwt } from '../partner/partner-jwt-sign.js';
+import { withAreaPath } from './http-client.js';
 import type { PartnerClient } from './partner-client.js';
 import { httpWebhooksClient } from './webhooks-clients.js';
 
@@ -25,7 +26,7 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** A PartnerClient that talks to a remote Partner API. */
 export function createPartnerHttpClient(opts: PartnerHttpClientOptions): PartnerClient {
-  const base = opts.baseUrl.replace(/\/+$/, '');
+  const base = withAreaPath(opts.baseUrl, '/partner');
   if (!/^https?:\/\/[^/]/.test(base)) {
     throw new SvcError('validation_error', `Invalid Partner API URL: ${base}`, { hint: 'e.g. SVC_PARTNER_BASE_URL=http://127.0.0.1:8080/partner' });
   }

@@ -10,7 +10,9 @@ import type { Engine } from '../engine/engine-api.js';
 import { SvcError } from '../engine/errors.js';
 import { decorateAuth } from './auth.js';
 import { downloadRoutes } from './download-routes.js';
-import { type InternalErrorListener, buildErrorHandler, errorBody, notFoundHandler, redactUrl } from './errors.js';
+import { indexRoute } from './index-route.js';
+import { RouteDirectory } from './route-directory.js';
+import { type InternalErrorListener, buildErrorHandler, errorBody, redactUrl } from './errors.js';
 import { PUBLIC_API_ROUTE_GROUPS, publicApiPlugin } from './public-api-plugin.js';
 import { type RouteContext, type RouteGroup, routeContextOf } from './route-context.js';
 import { simRoutes } from './sim-routes.js';
@@ -76,7 +78,9 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   useStrictJsonParser(app);
   app.setErrorHandler(buildErrorHandler(opts.onInternalError));
-  app.setNotFoundHandler(notFoundHandler);
+  const directory = new RouteDirectory();
+  directory.watch(app);
+  app.setNotFoundHandler(directory.notFound);
   decorateAuth(app);
 
   let closing = false;
@@ -104,6 +108,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
 
   const ctx = routeContextOf(opts);
   app.register(healthRoutes);
+  app.register(indexRoute({ publicUrl: opts.publicUrl, metrics: opts.metrics !== undefined }));
   if (opts.metrics !== undefined) useMetrics(app, opts.metrics);
   app.register(publicApiPlugin, {
     prefix: '/api',

@@ -8,6 +8,7 @@ import { notFound } from '../engine/errors.js';
 import { startConnectFeed } from '../partner/connect-feed.js';
 import { connectPageHeaders, connectPageMode, generateCspNonce, renderConnectPage, renderQrSvg } from '../partner/connect-page.js';
 import { connectPath, pairingPayload, qrLinkState } from '../partner/pairing.js';
+import { prefersHtml } from './accept.js';
 import { EVENT_STREAM_HEADERS, type RouteContext } from './route-context.js';
 import { STREAMS_PER_LINK, clientStreamKey } from './stream-limits.js';
 
@@ -21,6 +22,12 @@ interface CodeParams {
   code: string;
 }
 
+const UNKNOWN_LINK_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><h1>This connection link does not work</h1>
+<p>It may have been copied incompletely, or it was never issued. Open the whole link again, or ask whoever sent it
+for a new one.</p></body></html>`;
+
 /** Mounted at `/connect`. */
 export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => {
   const { engine } = ctx;
@@ -33,11 +40,16 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
 
   app.get<{ Params: CodeParams; Querystring: { display_mode?: string } }>(
     '/:code',
-    { schema: { hide: true, params: codeParams } },
+    // A malformed code (a link cut short when copied) is an unknown link, answered like one.
+    { schema: { hide: true, params: codeParams }, attachValidation: true },
     async (request, reply) => {
       const { code } = request.params;
-      const snapshot = engine.connect.snapshot(code);
-      if (snapshot === null) throw notFound('connection link', 'ask for a new link');
+      const snapshot = request.validationError === undefined ? engine.connect.snapshot(code) : null;
+      if (snapshot === null) {
+        // People open these links: a browser gets a page that says what happened, an API client the error body.
+        if (!prefersHtml(request)) throw notFound('connection link', 'ask for a new link');
+        return reply.code(404).headers(connectPageHeaders({ mode: 'standalone' })).send(UNKNOWN_LINK_PAGE);
+      }
       const mode = connectPageMode(request.query.display_mode);
       const nonce = generateCspNonce();
       const state = qrLinkState(snapshot.link, engine.clock.now());
@@ -52,7 +64,9 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
         phone: snapshot.phone,
         nonce,
       });
-      return reply.headers(connectPageHeaders({ mode, nonce })).send(html);
+      // A link that can no longer connect is gone for good: 410, with the page saying so and what to do.
+      const gone = state === 'expired' || state === 'revoked';
+      return reply.code(gone ? 410 : 200).headers(connectPageHeaders({ mode, nonce })).send(html);
     },
   );
 

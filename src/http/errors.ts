@@ -79,12 +79,6 @@ export const buildErrorHandler =
     return reply.code(500).send(errorBody(new SvcError('internal_error', 'Internal server error')));
   };
 
-/** Fastify not-found handler: unknown routes get the error body too. */
-export const notFoundHandler = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
-  reply
-    .code(404)
-    .send(errorBody(new SvcError('not_found', `No route ${request.method} ${redactUrl(request.url).split('?')[0]}`)));
-
 /**
  * Removes what carries a credential before a URL is logged: query values of pre-signed download signatures
  * (and tokens pasted into a query), and the code of a QR connection link, which alone connects an account.

@@ -8,6 +8,7 @@ export const ERROR_CATALOGUE = {
   permission_denied: { status: 403, title: 'Access denied' },
   quota_exceeded: { status: 403, title: 'Messaging quota exhausted' },
   not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict' },
   seats_full: { status: 409, title: 'No free seats' },
   payload_too_large: { status: 413, title: 'Payload too large' },

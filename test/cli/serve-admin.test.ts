@@ -75,6 +75,9 @@ describe('svc serve', () => {
     );
     expect(run.code).toBe(0);
     expect(run.stdout.split('\n')[0]).toBe('listening on http://127.0.0.1:43210');
+    // Then where the APIs are, so the root is never mistaken for --base-url.
+    expect(run.stdout).toContain('Public API   http://127.0.0.1:43210/api   (--base-url; OpenAPI: http://127.0.0.1:43210/api/openapi.json)');
+    expect(run.stdout).toContain('Partner API  http://127.0.0.1:43210/partner');
     expect(closed).toBe(true);
     expect(options).toMatchObject({
       port: 0,

@@ -37,6 +37,24 @@ describe('http client', () => {
     expect(client.target).toBe(baseUrl);
   });
 
+  it('base URL: the server root stands for /api; a wrong path gets the server\'s hint naming /api', async () => {
+    const root = createHttpClient({ baseUrl: baseUrl.replace(/\/api$/, '/'), token: TOKEN });
+    try {
+      expect(root.target).toBe(baseUrl);
+      expect((await root.getWorkspace()).id).toBeGreaterThan(0);
+    } finally {
+      await root.close();
+    }
+    const wrong = createHttpClient({ baseUrl: baseUrl.replace(/\/api$/, '/v1'), token: TOKEN });
+    try {
+      const error = await rejection(wrong.getWorkspace());
+      expect(error.code).toBe('not_found');
+      expect(error.hint).toContain('/api');
+    } finally {
+      await wrong.close();
+    }
+  });
+
   it('sendToPhone: returns the data of the envelope', async () => {
     const result = await client.sendToPhone({ phone: '+14155550123', text: 'Hi' });
     expect(result).toMatchObject({ status: 'Pending', chat_id: 1, credits: 1 });

@@ -97,7 +97,7 @@ describe('partner QR links, scan and disconnect', () => {
     expect(() => fx.engine.connect.scan({ qr_link: first, phone: '+15550002002' })).toThrow(/revoked/);
     expect(fx.engine.connect.scan({ qr_link: second, phone: '+15550002002' })).toMatchObject({ status: 'connected', user_id: userIds[0] });
     const page = await fx.app.inject({ method: 'GET', url: new URL(first).pathname });
-    expect(page.statusCode).toBe(200);
+    expect(page.statusCode).toBe(410);
     expect(page.body).toContain('data-state="revoked"');
   });
 

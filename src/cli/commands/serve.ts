@@ -57,7 +57,12 @@ export function registerServe(program: Command, ctx: CliContext): void {
         unsubscribe = ctx.io.onInterrupt(resolve);
       });
       // Scripts wait for exactly this line, with the real port when --port 0 was asked for.
-      log(`listening on ${new URL(handle.url).origin}`);
+      const origin = new URL(handle.url).origin;
+      log(`listening on ${origin}`);
+      // The server root is not an API: say where each one is, so nobody passes the root as --base-url.
+      log(`  Public API   ${origin}/api   (--base-url; OpenAPI: ${origin}/api/openapi.json)`);
+      log(`  Partner API  ${origin}/partner   (OpenAPI: ${origin}/partner/openapi.json)`);
+      if (opts.metrics) log(`  Metrics      ${origin}/metrics`);
       const signal = await stopped;
       unsubscribe();
       log(`${signal}: shutting down`);
