@@ -26,6 +26,8 @@ export interface ServeOptions {
   smtpFrom?: string;
   /** Serve Prometheus metrics at GET /metrics (--no-metrics turns it off). */
   metrics?: boolean;
+  /** One line per request, in this format, to `write` (stderr); none when absent. */
+  requestLog?: { format: 'text' | 'json'; write: (chunk: string) => void };
   log: (line: string) => void;
 }
 

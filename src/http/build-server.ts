@@ -11,6 +11,7 @@ import { SvcError } from '../engine/errors.js';
 import { decorateAuth } from './auth.js';
 import { downloadRoutes } from './download-routes.js';
 import { indexRoute } from './index-route.js';
+import { type RequestLogOptions, useRequestLog } from './request-log.js';
 import { RouteDirectory } from './route-directory.js';
 import { type InternalErrorListener, buildErrorHandler, errorBody, redactUrl } from './errors.js';
 import { PUBLIC_API_ROUTE_GROUPS, publicApiPlugin } from './public-api-plugin.js';
@@ -51,6 +52,8 @@ export interface BuildServerOptions {
   areas?: readonly ServerArea[] | undefined;
   /** Prometheus metrics: served at GET /metrics (no token, no rate limit) and fed a histogram of every request. */
   metrics?: ServerMetrics | undefined;
+  /** One redacted line per request (`svc serve` writes them to stderr). */
+  requestLog?: RequestLogOptions | undefined;
 }
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
@@ -78,6 +81,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   useStrictJsonParser(app);
   app.setErrorHandler(buildErrorHandler(opts.onInternalError));
+  if (opts.requestLog !== undefined) useRequestLog(app, opts.requestLog);
   const directory = new RouteDirectory();
   directory.watch(app);
   app.setNotFoundHandler(directory.notFound);

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { maskSmtpUrl, openEngine } from '../runtime/open-engine.js';
 import { SvcError } from '../engine/errors.js';
 import { buildServer } from './build-server.js';
+import type { RequestLogOptions } from './request-log.js';
 import { createServerMetrics } from '../runtime/metrics.js';
 
 /** Options of `serve`, as the CLI's `svc serve` passes them. */
@@ -28,6 +29,8 @@ export interface ServeOptions {
   smtpFrom?: string | undefined;
   /** Serve Prometheus metrics at GET /metrics (default true). */
   metrics?: boolean | undefined;
+  /** One line per request (`svc serve` writes them to stderr); none when absent. */
+  requestLog?: RequestLogOptions | undefined;
   log: (line: string) => void;
 }
 
@@ -73,6 +76,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     metrics,
     publicUrl: opts.publicUrl,
     rateLimitPerMinute: opts.rateLimitPerMinute,
+    ...(opts.requestLog === undefined ? {} : { requestLog: opts.requestLog }),
     onInternalError: (error, request) =>
       opts.log(`error ${request.method} ${request.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });

@@ -102,6 +102,25 @@ describe('svc serve', () => {
     expect(closed).toBe(true);
   });
 
+  it('serve: the request log goes to stderr, text by default, json or none with --log-format', async () => {
+    const formats: unknown[] = [];
+    const signals = interrupts();
+    const serve = async (opts: ServeOptions) => {
+      formats.push(opts.requestLog?.format ?? 'none');
+      opts.requestLog?.write('a request line\n');
+      setTimeout(() => signals.fire('SIGTERM'), 5);
+      return { url: 'http://127.0.0.1:8080', close: async () => {} };
+    };
+    const io = { serve, onInterrupt: signals.onInterrupt };
+    const text = await runSvc(['serve'], { io });
+    expect(text.stderr).toBe('a request line\n');
+    expect(text.stdout).not.toContain('a request line');
+    await runSvc(['serve', '--log-format', 'json'], { io });
+    await runSvc(['serve', '--log-format', 'none'], { io });
+    expect(formats).toEqual(['text', 'json', 'none']);
+    expect((await runSvc(['serve', '--log-format', 'xml'], { io })).code).toBe(2);
+  });
+
   it('serve: rejects a bad port or retry list with exit 2', async () => {
     const serve = async () => Promise.reject(new Error('must not start'));
     expect((await runSvc(['serve', '--port', '70000'], { io: { serve } })).code).toBe(2);

@@ -35,6 +35,7 @@ const PARTNER_ROUTES: Route[] = [
   ['GET', (id) => `/partner/webhooks/${id}/deliveries`],
   ['POST', (id, delivery) => `/partner/webhooks/${id}/deliveries/${delivery}/redeliver`],
   ['POST', (id) => `/partner/webhooks/${id}/test`],
+  ['POST', () => '/partner/webhooks/trigger'],
 ];
 
 /** Inputs a partner could also send on purpose: valid-looking bodies, so some requests reach the engine. */
@@ -228,7 +229,7 @@ describe('hostile input: QR scan and connection pages (no partner auth)', () => 
       { numRuns: RUNS * 2 },
     );
     const users = await fx.call('GET', `/workspaces/${workspaceId}/users`);
-    expect(users.body.data.every((u: { messenger_account: unknown }) => u.messenger_account === null)).toBe(true);
+    expect(users.body.data.items.every((u: { messenger_account: unknown }) => u.messenger_account === null)).toBe(true);
     await expectAlive(fx.app);
   });
 });

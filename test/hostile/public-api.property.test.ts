@@ -13,6 +13,7 @@ const WRITE_ROUTES: Array<[method: 'POST' | 'PATCH' | 'PUT', path: (id: string) 
   ['POST', () => '/api/attachment_templates'],
   ['POST', () => '/api/webhooks'],
   ['PUT', (id) => `/api/webhooks/${id}`],
+  ['POST', () => '/api/webhooks/trigger'],
   ['POST', () => '/sim/accounts/connect'],
   ['POST', () => '/sim/messages'],
   ['POST', () => '/sim/reactions'],
@@ -27,6 +28,7 @@ const READ_ROUTES: Array<(id: string) => string> = [
   (id) => `/api/files?page=${id}`,
   (id) => `/api/webhooks/${id}`,
   (id) => `/api/attachment_templates?page=${id}`,
+  (id) => `/api/messenger_accounts?page=${id}`,
   (id) => `/files/${id}?expires=${id}&signature=${id}`,
 ];
 

@@ -14,6 +14,7 @@ interface ServeFlags {
   smtpUrl?: string;
   smtpFrom?: string;
   metrics: boolean;
+  logFormat: 'text' | 'json' | 'none';
 }
 
 /** `svc serve`: the engine of a data directory over HTTP until SIGINT/SIGTERM. */
@@ -30,6 +31,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     // No argument parser here: commander would repeat a rejected value, and this one holds a password.
     .option('--smtp-url <url>', 'e-mail owner notifications through smtp[s]://user:pass@host:port (env SVC_SMTP_URL)')
     .option('--smtp-from <address>', 'From address of those e-mails (env SVC_SMTP_FROM)')
+    .option('--log-format <format>', 'request log on stderr, one line per request: text, json or none', logFormat, 'text')
     .option('--no-metrics', 'do not serve Prometheus metrics at GET /metrics (served by default, without a token)')
     .action(async (opts: ServeFlags) => {
       if (ctx.globals.baseUrl !== undefined) {
@@ -49,6 +51,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ...(sendLeaseMs === undefined ? {} : { sendLeaseMs }),
         ...smtp,
         metrics: opts.metrics,
+        ...(opts.logFormat === 'none' ? {} : { requestLog: { format: opts.logFormat, write: (chunk: string) => ctx.io.stderr(chunk) } }),
         log,
       });
       // Subscribe before announcing, so a signal sent right after the line is seen is never missed.
@@ -70,6 +73,11 @@ export function registerServe(program: Command, ctx: CliContext): void {
       // Ctrl-C is an interruption (130); SIGTERM is the normal way a supervisor stops a server (0).
       ctx.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
     });
+}
+
+function logFormat(value: string): 'text' | 'json' | 'none' {
+  if (value === 'text' || value === 'json' || value === 'none') return value;
+  throw new InvalidArgumentError('expected text, json or none');
 }
 
 function port(value: string): number {
