@@ -24,15 +24,14 @@ const sessionParams = {
   properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;
 
+// Unknown fields are dropped, not refused (removeAdditional, as on every body), so the schema leaves them open.
 const openBody = {
   type: 'object',
-  additionalProperties: false,
   properties: { events: { type: 'array', minItems: 1, maxItems: EVENT_TYPES.length, items: { type: 'string', enum: [...EVENT_TYPES] } } },
 } as const;
 
 const resultBody = {
   type: 'object',
-  additionalProperties: false,
   required: ['delivery_id', 'status_code', 'duration_ms', 'error'],
   properties: {
     delivery_id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
@@ -44,12 +43,14 @@ const resultBody = {
 
 const sessionSchema: JsonSchema = {
   type: 'object',
+  title: 'ListenSession',
   required: ['id', 'secret', 'events'],
   properties: { id: { type: 'string' }, secret: { type: 'string' }, events: { type: 'array', items: { type: 'string' } } },
 };
 
 const reportSchema: JsonSchema = {
   type: 'object',
+  title: 'ListenReport',
   required: ['delivery_id', 'status', 'attempt', 'next_attempt_at'],
   properties: {
     delivery_id: { type: 'integer' },

@@ -5,6 +5,7 @@
  */
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { type ApiArea, finishDocument } from './openapi-document.js';
 
 /** What a document says about its area. */
 export interface OpenApiDocOptions {
@@ -15,6 +16,8 @@ export interface OpenApiDocOptions {
   basePath: string;
   /** Security scheme of the area; bearer unless told otherwise. */
   securitySchemes?: Record<string, Record<string, unknown>>;
+  /** Which API the document describes; it decides error bodies, operationIds and the webhooks section. */
+  area: ApiArea;
 }
 
 /**
@@ -31,6 +34,7 @@ export const registerOpenApi = async (scope: FastifyInstance, doc: OpenApiDocOpt
       components: { securitySchemes: securitySchemes as never },
       security: Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
     },
+    transformObject: (document) => ('openapiObject' in document ? finishDocument(document.openapiObject, doc.area) : document.swaggerObject),
   });
   // The generated document is cached after the first call, so serving it costs nothing per request.
   scope.get('/openapi.json', { schema: { hide: true }, config: { skipAuth: true } }, async () => scope.swagger());

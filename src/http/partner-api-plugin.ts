@@ -23,6 +23,7 @@ export const partnerApiPlugin: FastifyPluginAsync<RouteContext> = async (app, op
   const ctx = routeContextOf(options);
   usePartnerAuth(app, ctx.engine);
   await registerOpenApi(app, {
+    area: 'partner',
     title: 'svc Partner API',
     version: '1.0.0',
     description:

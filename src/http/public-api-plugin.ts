@@ -33,6 +33,7 @@ export const publicApiPlugin: FastifyPluginAsync<PublicApiOptions> = async (app,
   const ctx = routeContextOf(options);
   useBearerAuth(app, ctx.engine);
   await registerOpenApi(app, {
+    area: 'public',
     title: 'svc Public API',
     version: '1.3.0',
     description: 'Send and receive messages through connected messenger accounts.',

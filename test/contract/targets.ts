@@ -72,12 +72,16 @@ export async function makeLocalTarget(): Promise<ContractTarget> {
   };
 }
 
-/** `svc serve` on 127.0.0.1 port 0, and HTTP clients pointing at its `/api`. */
-export async function makeHttpTarget(): Promise<ContractTarget> {
+/** Something between the clients and the server (a recording proxy): its URL for a server URL. */
+export type Interpose = (serverUrl: string) => Promise<{ url: string; close(): Promise<void> }>;
+
+/** `svc serve` on 127.0.0.1 port 0, and HTTP clients pointing at its `/api` (through `interpose`, if given). */
+export async function makeHttpTarget(interpose?: Interpose): Promise<ContractTarget> {
   let apiBase = '';
   const base = baseTarget('http', async (token) => createHttpClient({ baseUrl: apiBase, token }));
   const server = await serve({ port: 0, host: '127.0.0.1', dataDir: base.dataDir, dev: true, log: () => undefined });
-  apiBase = `${server.url}/api`;
+  const between = interpose === undefined ? undefined : await interpose(server.url);
+  apiBase = `${between?.url ?? server.url}/api`;
   return {
     workspace: base.workspace,
     connect: base.connect,
@@ -88,6 +92,7 @@ export async function makeHttpTarget(): Promise<ContractTarget> {
     },
     async close() {
       await base.close();
+      await between?.close();
       await server.close();
       base.remove();
     },

@@ -92,7 +92,7 @@ describe('/partner/webhooks over HTTP with a partner JWT', () => {
 
   it('openapi.json lists the webhook routes with the partner events and the partner 401 body', async () => {
     fx = partnerFixture();
-    const doc = (await fx.app.inject({ method: 'GET', url: '/partner/openapi.json' })).json() as { paths: Record<string, Record<string, any>> };
+    const doc = (await fx.app.inject({ method: 'GET', url: '/partner/openapi.json' })).json() as { paths: Record<string, Record<string, any>>; components: Record<string, any> };
     const paths = Object.keys(doc.paths);
     for (const path of ['/webhooks', '/webhooks/{id}', '/webhooks/{id}/secret', '/webhooks/{id}/deliveries', '/webhooks/{id}/deliveries/{deliveryId}/redeliver', '/webhooks/{id}/test']) {
       expect(paths.some((p) => p.endsWith(path)), path).toBe(true);
@@ -104,6 +104,7 @@ describe('/partner/webhooks over HTTP with a partner JWT', () => {
     const body = JSON.stringify(webhooks['post'].requestBody);
     expect(body).toContain('messenger_account:connected');
     expect(body).not.toContain('message:new');
-    expect(JSON.stringify(webhooks['post'].responses['401'])).toContain('rule');
+    expect(webhooks['post'].responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PartnerAuthError' });
+    expect(doc.components.schemas.PartnerAuthError.required).toContain('rule');
   });
 });

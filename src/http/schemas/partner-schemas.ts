@@ -10,6 +10,7 @@ const time = { type: 'string', format: 'date-time' } as const;
 /** The 401 body: the usual error body plus `rule`, the DESIGN.md 6 rule that failed. */
 export const partnerAuthErrorSchema = {
   ...errorBodySchema,
+  title: 'PartnerAuthError',
   required: [...errorBodySchema.required, 'rule'],
   properties: { ...errorBodySchema.properties, rule: { type: 'string' } },
 } as const;
@@ -60,12 +61,14 @@ export const qrCreateBody = {
 
 export const partnerSchema = {
   type: 'object',
+  title: 'Partner',
   required: ['partner_id', 'name', 'created_at'],
   properties: { partner_id: { type: 'string' }, name: { type: 'string' }, created_at: time },
 } as const;
 
 export const partnerWorkspaceSchema = {
   type: 'object',
+  title: 'PartnerWorkspace',
   required: ['workspace_id', 'display_name', 'seats_purchased', 'seats_used', 'messaging_quota', 'created_at'],
   properties: {
     workspace_id: { type: 'integer' },
@@ -74,6 +77,7 @@ export const partnerWorkspaceSchema = {
     seats_used: { type: 'integer' },
     messaging_quota: {
       type: 'object',
+      title: 'PartnerMessagingQuota',
       properties: {
         total: { type: 'integer' },
         used: { type: 'integer' },
@@ -88,6 +92,7 @@ export const partnerWorkspaceSchema = {
 
 export const partnerUserSchema = {
   type: 'object',
+  title: 'PartnerUser',
   required: ['user_id', 'workspace_id', 'name', 'messenger_account', 'created_at'],
   properties: {
     user_id: { type: 'integer' },
@@ -95,6 +100,7 @@ export const partnerUserSchema = {
     name: { type: 'string' },
     messenger_account: {
       type: ['object', 'null'],
+      title: 'PartnerUserAccount',
       properties: {
         phone: { type: 'string' },
         status: { type: 'string', enum: ['connected', 'disconnected', 'suspended'] },
@@ -107,12 +113,14 @@ export const partnerUserSchema = {
 
 export const qrLinkSchema = {
   type: 'object',
+  title: 'QrLink',
   required: ['user_id', 'qr_link', 'expires_at'],
   properties: { user_id: { type: 'integer' }, qr_link: { type: 'string', format: 'uri' }, expires_at: time },
 } as const;
 
 export const disconnectSchema = {
   type: 'object',
+  title: 'DisconnectResult',
   required: ['disconnected', 'disconnected_at', 'phone'],
   properties: {
     disconnected: { type: 'boolean' },
@@ -123,6 +131,7 @@ export const disconnectSchema = {
 
 export const apiTokenSchema = {
   type: 'object',
+  title: 'ApiToken',
   required: ['workspace_id', 'token', 'api_token', 'created_at'],
   properties: {
     workspace_id: { type: 'integer' },

@@ -4,7 +4,6 @@ import type { JsonSchema } from './common-schemas.js';
 export const triggerEventBody = (events: readonly string[]): JsonSchema => ({
   type: 'object',
   required: ['event_type'],
-  additionalProperties: false,
   properties: { event_type: { type: 'string', enum: [...events], description: 'Event identifier' } },
 });
 

@@ -1,0 +1,128 @@
+/** The served OpenAPI documents: valid for independent tools, and saying what the server really does. */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SvcClient } from '../../src/index.js';
+import { SCHEMA_EXAMPLES } from '../../src/http/openapi-examples.js';
+import { startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { DocumentChecker } from './document-checker.js';
+
+type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+let sandbox: Sandbox;
+let api: Doc;
+let partner: Doc;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  api = (await (await fetch(`${sandbox.apiUrl}/openapi.json`)).json()) as Doc;
+  partner = (await (await fetch(`${sandbox.partnerUrl}/openapi.json`)).json()) as Doc;
+});
+afterAll(async () => sandbox.stop());
+
+const operations = (doc: Doc): Array<[string, string, Doc]> => [
+  ...Object.entries<Doc>(doc.paths).flatMap(([path, methods]) => Object.entries<Doc>(methods).map(([method, op]) => [path, method, op] as [string, string, Doc])),
+  ...Object.entries<Doc>(doc.webhooks ?? {}).flatMap(([event, methods]) => Object.entries<Doc>(methods).map(([method, op]) => [event, method, op] as [string, string, Doc])),
+];
+
+describe('OpenAPI documents', () => {
+  it('both are valid OpenAPI 3.1 for an independent validator', async () => {
+    for (const doc of [api, partner]) {
+      const result = await new Validator().validate(doc);
+      expect(result.errors ?? [], doc.info.title).toEqual([]);
+      expect(result.valid).toBe(true);
+      expect(doc.openapi).toBe('3.1.0');
+    }
+  });
+
+  it('operationIds are unique across both documents, webhooks included', () => {
+    const ids = [...operations(api), ...operations(partner)].map(([, , op]) => op.operationId as string);
+    expect(ids.every((id) => typeof id === 'string')).toBe(true);
+    expect(ids.length).toBeGreaterThan(60);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+
+  it('the Partner API needs both credentials together: one security requirement holding both', () => {
+    expect(partner.security).toEqual([{ partnerJwt: [], partnerId: [] }]);
+  });
+
+  it('every operation lists its error statuses, each with the error codes it carries and its headers', () => {
+    for (const [path, method, op] of operations(api).filter(([path]) => path.startsWith('/'))) {
+      expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '429', '500', '503']));
+      expect(Object.keys(op.responses).some((s) => /X$/.test(s)), `${method} ${path}`).toBe(false);
+    }
+    expect(api.components.responses.TooManyRequests.headers).toHaveProperty('Retry-After');
+    expect(api.components.responses.TooManyRequests.headers).toHaveProperty('X-RateLimit-Remaining');
+    const codesOf = (name: string) => api.components.responses[name].content['application/json'].schema.allOf[1].properties.error_code.enum;
+    expect(codesOf('Conflict')).toEqual(['conflict', 'seats_full']);
+    expect(codesOf('PayloadTooLarge')).toEqual(['payload_too_large', 'storage_quota_exceeded']);
+    expect(Object.keys(api.paths['/messages'].post.responses)).toEqual(expect.arrayContaining(['400', '403', '404', '409', '413']));
+  });
+
+  it('the listen stream is documented: 200 text/event-stream, 401, 404', () => {
+    const stream = api.paths['/webhooks/listen/{id}/stream'].get;
+    expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(stream.responses).toHaveProperty('401');
+    expect(stream.responses).toHaveProperty('404');
+  });
+
+  it('named schemas with examples, and each example matches its schema', () => {
+    for (const name of ['Chat', 'Message', 'Webhook', 'SendResult', 'Error', 'MessengerAccount', 'MessageEvent']) {
+      expect(api.components.schemas[name], name).toBeDefined();
+    }
+    expect(api.paths['/messages'].post.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: '#/components/schemas/SendResult' });
+    const checkers = { public: new DocumentChecker(api, 'public-examples'), partner: new DocumentChecker(partner, 'partner-examples') };
+    let checked = 0;
+    for (const [name, example] of Object.entries(SCHEMA_EXAMPLES)) {
+      const [doc, checker] = api.components.schemas[name] !== undefined ? [api, checkers.public] : [partner, checkers.partner];
+      expect(doc.components.schemas[name].examples, name).toEqual([example]);
+      expect(checker.matches(`/components/schemas/${name}`, example), name).toEqual([]);
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThanOrEqual(10);
+  });
+
+  it('request rules in the document agree with what the server accepts', async () => {
+    const checker = new DocumentChecker(api, 'public-requests');
+    const body = '/paths/~1messages/post/requestBody/content/application~1json/schema';
+    const client = new SvcClient({ baseUrl: sandbox.apiUrl, token: sandbox.workspace.token });
+    await sandbox.connectAccount('+15550003001');
+    const samples: object[] = [
+      { phone: '+14155550123', text: 'Hi' },
+      { phone: ' +1 (415) 555-0124 ', text: 'Hi' },
+      { phone: 'call me', text: 'Hi' },
+      { phone: '+14155550125' },
+      { phone: '+14155550126', text: '' },
+      { phone: '+14155550127', text: 'x'.repeat(10_001) },
+      { phone: '+14155550128', text: 'x'.repeat(10_000) },
+      { phone: '+14155550129', file_uid: 'f', attachment_template_id: 1 },
+    ];
+    for (const sample of samples) {
+      const documented = checker.matches(body, sample).length === 0;
+      const accepted = await client.sendToPhone(sample as never).then(() => true, (error: { code: string }) => (error.code === 'validation_error' ? false : true));
+      expect(documented, JSON.stringify(sample).slice(0, 80)).toBe(accepted);
+    }
+    await client.close();
+    expect(api.paths['/webhooks'].post.requestBody.content['application/json'].schema.properties.url.pattern).toBeDefined();
+    expect(partner.paths['/workspaces/{id}/users/{user_id}/qr'].post.requestBody.required).toBe(false);
+    expect(api.paths['/webhooks/listen'].post.requestBody.required).toBe(false);
+    expect(api.paths['/webhooks/listen'].post.requestBody.content['application/json'].schema.additionalProperties).toBeUndefined();
+  });
+
+  it('webhooks section: all 12 workspace and 6 partner events, signature headers, and real deliveries match it', async () => {
+    expect(Object.keys(api.webhooks)).toHaveLength(12);
+    expect(Object.keys(partner.webhooks)).toHaveLength(6);
+    expect(api.webhooks['message:new'].post.parameters.map((p: { name: string }) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(partner.webhooks['api-token:rotated'].post.parameters.map((p: { name: string }) => p.name)).toEqual(['X-SVC-Partner-Id', 'X-SVC-Signature']);
+    // Nullable fields say so: a received message has no responsible person and no reply_to.
+    expect(api.components.schemas.WebhookChat.properties.responsible_email.type).toEqual(['string', 'null']);
+
+    const checker = new DocumentChecker(api, 'public-webhooks');
+    const events = ['message:received:new', 'chat:received:created', 'messenger:account:connected'];
+    const arrivals = events.map((event) => sandbox.nextDelivery({ event }));
+    await sandbox.connectAccount('+15550003002');
+    await sandbox.receiveMessage({ from: '+4915112340001', to: '+15550003002', text: 'Hello' });
+    for (const [i, arrival] of arrivals.entries()) {
+      const { payload } = await arrival;
+      expect(checker.matches(`/webhooks/${events[i]}/post/requestBody/content/application~1json/schema`, payload), events[i]).toEqual([]);
+    }
+  });
+});
