@@ -59,6 +59,7 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
   'partner webhooks delete': ['svc partner webhooks delete 1 --yes'],
   'partner webhooks deliveries': ['svc partner webhooks deliveries 1'],
   'partner webhooks redeliver': ['svc partner webhooks redeliver 1 4'],
+  'partner webhooks listen': ['svc partner webhooks listen --forward-to 3000/partner-hooks'],
   'partner webhooks test': ['svc partner webhooks test 1'],
   login: ['svc login --base-url http://127.0.0.1:8080/api --token T', 'svc login --partner --partner-base-url http://127.0.0.1:8080/partner'],
   logout: ['svc logout', 'svc logout --profile staging'],

@@ -102,7 +102,7 @@ export function createHttpClient(opts: HttpClientOptions): SvcClient {
     createTemplate: (input) => call('POST', api('/attachment_templates'), input),
     sim: simClient,
     webhooks: httpWebhooksClient(call, apiBase),
-    listen: createHttpListenClient({ apiBase, token: opts.token, dispatcher, call }),
+    listen: createHttpListenClient({ apiBase, authHeaders: (): Record<string, string> => (opts.token === '' ? {} : { authorization: `Bearer ${opts.token}` }), dispatcher, call }),
     close: async () => {
       if (closed) return;
       closed = true;

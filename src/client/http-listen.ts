@@ -8,9 +8,10 @@ import { SseParser } from './sse-parser.js';
 export type ApiCall = <T>(method: 'GET' | 'POST' | 'DELETE', url: string, body?: object) => Promise<T>;
 
 export interface HttpListenOptions {
-  /** The Public API base, e.g. `http://127.0.0.1:8080/api`. */
+  /** The API base, e.g. `http://127.0.0.1:8080/api` (or `.../partner` for a partner's sessions). */
   apiBase: string;
-  token: string;
+  /** Credentials of one request (a partner signs a fresh JWT for each), for the stream the call does not make. */
+  authHeaders: () => Record<string, string>;
   dispatcher: Dispatcher;
   call: ApiCall;
   /** A stream silent for this long (no event, no heartbeat) is taken for dead and reconnected. */
@@ -152,8 +153,7 @@ class StreamLoop {
 
   /** One stream, from connecting to its end; `onConnected` runs once the server accepted it. */
   private async connect(onConnected: () => void): Promise<void> {
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
-    if (this.o.token !== '') headers.authorization = `Bearer ${this.o.token}`;
+    const headers: Record<string, string> = { accept: 'text/event-stream', ...this.o.authHeaders() };
     const response = await request(this.streamUrl, {
       method: 'GET',
       headers,

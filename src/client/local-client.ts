@@ -83,7 +83,7 @@ export function createLocalClient(engine: Engine, workspace: number | (() => num
       scan: (input) => run(() => engine.connect.scan(input)),
     },
     webhooks: localWebhooksClient(() => engine.webhooks(workspaceId())),
-    listen: createLocalListenClient(engine, workspaceId),
+    listen: createLocalListenClient(() => engine.listen(workspaceId())),
     close,
   };
 }

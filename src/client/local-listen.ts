@@ -1,4 +1,4 @@
-import type { Engine } from '../engine/engine-api.js';
+import type { ListenSessionsApi } from '../engine/listen-sessions.js';
 import { isSvcError } from '../engine/errors.js';
 import { AsyncQueue, DeliveryDeduper, type ListenClient, type ListenSession } from './listen-client.js';
 import type { ListenDeliveryDto } from '../wire/listen-types.js';
@@ -11,10 +11,10 @@ export const LOCAL_LISTEN_POLL_MS = 200;
  * and `svc sim receive` in other terminals), so the only thing connecting them to this listener is the
  * database: it polls the engine's claim, which is a cheap read while nothing is due.
  */
-export function createLocalListenClient(engine: Engine, workspaceId: () => number, pollMs = LOCAL_LISTEN_POLL_MS): ListenClient {
+export function createLocalListenClient(scope: () => ListenSessionsApi, pollMs = LOCAL_LISTEN_POLL_MS): ListenClient {
   // Looked up on first use: every local command builds this client, few of them listen.
-  let cached: ReturnType<Engine['listen']> | undefined;
-  const sessions = () => (cached ??= engine.listen(workspaceId()));
+  let cached: ListenSessionsApi | undefined;
+  const sessions = () => (cached ??= scope());
   return {
     secret: async () => sessions().secret().secret,
 

@@ -11,6 +11,7 @@ import type {
 } from '../wire/partner-types.js';
 import type { Page } from '../wire/types.js';
 import type { WebhooksClient } from './client.js';
+import type { ListenClient } from './listen-client.js';
 
 /**
  * The one interface `svc partner ...` talks to: the local engine on a data directory, or a remote Partner API
@@ -31,6 +32,8 @@ export interface PartnerClient {
   rotateApiToken(workspaceId: number): Promise<ApiTokenDto>;
   /** The partner's own webhook subscriptions (`/partner/webhooks`), partner events only. */
   readonly webhooks: WebhooksClient;
+  /** `svc partner webhooks listen` sessions: partner events handed to this process instead of POSTed. */
+  readonly listen: ListenClient;
   close(): Promise<void>;
 }
 

@@ -9,6 +9,7 @@ import { SvcError, isErrorCode } from '../engine/errors.js';
 import { signPartnerJwt } from '../partner/partner-jwt-sign.js';
 import { withAreaPath } from './http-client.js';
 import type { PartnerClient } from './partner-client.js';
+import { createHttpListenClient } from './http-listen.js';
 import { httpWebhooksClient } from './webhooks-clients.js';
 
 /** Options of `createPartnerHttpClient`. */
@@ -35,12 +36,13 @@ export function createPartnerHttpClient(opts: PartnerHttpClientOptions): Partner
   const clock = opts.clock ?? systemClock;
   const timeout = opts.timeoutMs ?? 30_000;
 
+  // A fresh JWT for every request, the listen stream's included.
+  const authHeaders = (): Record<string, string> => ({
+    authorization: `Bearer ${signPartnerJwt(opts.partnerId, opts.partnerSecret, clock)}`,
+    'x-svc-partner-id': opts.partnerId,
+  });
   const call = async <T>(method: Method, path: string, body?: object): Promise<T> => {
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      authorization: `Bearer ${signPartnerJwt(opts.partnerId, opts.partnerSecret, clock)}`,
-      'x-svc-partner-id': opts.partnerId,
-    };
+    const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let status: number;
     let text: string;
@@ -73,6 +75,8 @@ export function createPartnerHttpClient(opts: PartnerHttpClientOptions): Partner
     rotateApiToken: (id) => call('POST', `${ws(id)}/api-token`),
     // `call` takes paths under the Partner API base, so the webhook routes start at ''.
     webhooks: httpWebhooksClient(call, ''),
+    // The listen client builds absolute URLs under `base`; `call` takes paths under it.
+    listen: createHttpListenClient({ apiBase: base, authHeaders, dispatcher, call: (method, url, body) => call(method, url.slice(base.length), body) }),
     close: async () => {
       if (closed) return;
       closed = true;

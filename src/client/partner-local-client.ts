@@ -1,6 +1,7 @@
 import { SvcError } from '../engine/errors.js';
 import type { Engine } from '../engine/engine-api.js';
 import { openEngine } from '../runtime/open-engine.js';
+import { createLocalListenClient } from './local-listen.js';
 import type { PartnerClient } from './partner-client.js';
 import { localWebhooksClient } from './webhooks-clients.js';
 
@@ -38,6 +39,7 @@ export function createPartnerLocalClient(engine: Engine, partnerId: string, targ
     getApiToken: (ws) => run(() => api.getApiToken(ws)),
     rotateApiToken: (ws) => run(() => api.rotateApiToken(ws)),
     webhooks: localWebhooksClient(() => api.webhooks()),
+    listen: createLocalListenClient(() => api.listen()),
     close,
   };
 }

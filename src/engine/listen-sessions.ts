@@ -8,7 +8,7 @@ import type {
   ListenSecretDto,
   ListenSessionDto,
 } from '../wire/listen-types.js';
-import { createListenStore, type ListenSessionRow, type ListenStore } from '../store/listen-store.js';
+import { createListenStore, type ListenScope, type ListenSessionRow, type ListenStore } from '../store/listen-store.js';
 import { didYouMean } from '../wire/suggest.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { maxAttempts } from '../webhooks/retry-schedule.js';
@@ -16,6 +16,7 @@ import { generateSecret, signedHeaders } from '../webhooks/signature.js';
 import { isoTime } from './clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { conflict, invalid, notFound } from './errors.js';
+import { PARTNER_EVENTS } from './events.js';
 import { assertId } from './ids.js';
 import { webhookRuntime } from './webhook-runtime.js';
 
@@ -24,7 +25,7 @@ import { webhookRuntime } from './webhook-runtime.js';
  * server's maintenance sweep. An open stream marks its session seen every HEARTBEAT_WRITE_MS.
  */
 export const LISTEN_SESSION_TTL_MS = 60_000;
-/** Open sessions one workspace may hold; each is a dozen subscriptions every event fans out to. */
+/** Open sessions one workspace (or partner) may hold; each is a dozen subscriptions every event fans out to. */
 export const LISTEN_SESSIONS_PER_WORKSPACE = 5;
 /** How long a handed-out delivery stays leased; longer than the in-flight cap times the 5 s forward timeout. */
 export const LISTEN_LEASE_MS = 60_000;
@@ -34,9 +35,9 @@ export const LISTEN_IN_FLIGHT_CAP = 10;
 const HEARTBEAT_WRITE_MS = 5_000;
 const MAX_ERROR_LENGTH = 500;
 
-/** `svc webhooks listen` sessions of one workspace: the engine's side of the listen clients. */
+/** `svc webhooks listen` sessions of one workspace or partner: the engine's side of the listen clients. */
 export interface ListenSessionsApi {
-  /** The workspace's listener secret (created on first use; every session signs with it). */
+  /** The scope's listener secret (created on first use; every session signs with it). */
   secret(): ListenSecretDto;
   /** Opens a session with one listener subscription per event; removes stale sessions first. */
   open(input: ListenOpenInput): ListenSessionDto;
@@ -65,13 +66,27 @@ const storeOf = (ctx: EngineContext): ListenStore => {
 /** Lease owner of a session's deliveries: the session itself, so results survive a reconnect. */
 const ownerOf = (id: string): string => `listen:${id}`;
 
-/** The listen sessions of one workspace. */
-export function listenSessions(ctx: EngineContext, workspaceId: number): ListenSessionsApi {
+/** The listen sessions of one workspace (the 12 workspace events). */
+export const listenSessions = (ctx: EngineContext, workspaceId: number): ListenSessionsApi =>
+  sessionsOf(ctx, { workspaceId, partnerId: null }, EVENT_TYPES);
+
+/** The listen sessions of one partner (the partner events); `partnerId` is the partner's row id. */
+export const partnerListenSessions = (ctx: EngineContext, partnerId: number): ListenSessionsApi =>
+  sessionsOf(ctx, { workspaceId: null, partnerId }, PARTNER_EVENTS);
+
+/** The sessions of a stale row, whichever scope it has (for the maintenance sweep). */
+export const listenSessionsOf = (ctx: EngineContext, row: { workspace_id: number | null; partner_id: number | null }): ListenSessionsApi =>
+  row.workspace_id !== null ? listenSessions(ctx, row.workspace_id) : partnerListenSessions(ctx, row.partner_id as number);
+
+function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly string[]): ListenSessionsApi {
   const store = storeOf(ctx);
   const { queue } = webhookRuntime(ctx);
+  const owner = scope.workspaceId !== null ? 'workspace' : 'partner';
+  const command = scope.workspaceId !== null ? 'svc webhooks listen' : 'svc partner webhooks listen';
 
   const secret = (): string => {
-    const key = `listen_secret:${workspaceId}`;
+    // Workspace keys keep their original form, so secrets made before partner sessions existed stay valid.
+    const key = scope.workspaceId !== null ? `listen_secret:${scope.workspaceId}` : `listen_secret:partner:${scope.partnerId}`;
     const existing = ctx.stores.workspaces.getSetting(key);
     if (existing !== undefined) return existing;
     // INSERT OR IGNORE: when two processes race, both read back the one that won.
@@ -81,8 +96,8 @@ export function listenSessions(ctx: EngineContext, workspaceId: number): ListenS
 
   const session = (id: unknown): ListenSessionRow => {
     if (typeof id !== 'string' || !/^ls_[0-9a-f]{24}$/.test(id)) throw notFound('listen session');
-    const row = store.byId(id, workspaceId);
-    if (row === undefined) throw notFound(`listen session ${id}`, 'it was closed or expired; start `svc webhooks listen` again');
+    const row = store.byId(id, scope);
+    if (row === undefined) throw notFound(`listen session ${id}`, `it was closed or expired; start \`${command}\` again`);
     return row;
   };
 
@@ -101,21 +116,21 @@ export function listenSessions(ctx: EngineContext, workspaceId: number): ListenS
     secret: () => ({ secret: inWriteTransaction(ctx.db, secret) }),
 
     open(input) {
-      const events = eventsOf(input.events);
+      const events = eventsOf(input.events, known);
       const now = ctx.clock.now();
       const id = `ls_${randomBytes(12).toString('hex')}`;
       return inWriteTransaction(ctx.db, () => {
         store.removeStale(now - LISTEN_SESSION_TTL_MS);
-        if (store.countOpen(workspaceId) >= LISTEN_SESSIONS_PER_WORKSPACE) {
+        if (store.countOpen(scope) >= LISTEN_SESSIONS_PER_WORKSPACE) {
           throw conflict(
-            `This workspace already has ${LISTEN_SESSIONS_PER_WORKSPACE} open listen sessions`,
-            'stop a running `svc webhooks listen` (Ctrl-C); a session whose stream is gone expires after a minute',
+            `This ${owner} already has ${LISTEN_SESSIONS_PER_WORKSPACE} open listen sessions`,
+            `stop a running \`${command}\` (Ctrl-C); a session whose stream is gone expires after a minute`,
           );
         }
         const signing = secret();
-        store.insertSession({ id, workspaceId, events, secret: signing, now });
+        store.insertSession({ id, scope, events, secret: signing, now });
         for (const eventType of events) {
-          store.insertSubscription({ sessionId: id, workspaceId, eventType, url: `listen://${id}`, secret: signing, now });
+          store.insertSubscription({ sessionId: id, scope, eventType, url: `listen://${id}`, secret: signing, now });
         }
         return { id, secret: signing, events: [...events] };
       });
@@ -202,10 +217,9 @@ export function listenSessions(ctx: EngineContext, workspaceId: number): ListenS
   };
 }
 
-function eventsOf(events: unknown): string[] {
-  if (events === undefined) return [...EVENT_TYPES];
+function eventsOf(events: unknown, known: readonly string[]): string[] {
+  if (events === undefined) return [...known];
   if (!Array.isArray(events) || events.length === 0) throw invalid('events must be a non-empty list of event types');
-  const known = EVENT_TYPES as readonly string[];
   for (const event of events) {
     if (typeof event !== 'string' || !known.includes(event)) {
       const suggestion = typeof event === 'string' ? didYouMean(event, known) : undefined;

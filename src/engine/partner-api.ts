@@ -28,6 +28,7 @@ import {
 } from './partners.js';
 import { connectSnapshot, createQrLink, scanQrLink, type ConnectSnapshot } from './qr-links.js';
 import { partnerSubscriptions, type WebhookSubscriptionsApi } from './webhook-subscriptions.js';
+import { partnerListenSessions, type ListenSessionsApi } from './listen-sessions.js';
 
 /** How the Partner API's edge finds partners. */
 export interface PartnerDirectory {
@@ -51,6 +52,8 @@ export interface PartnerApi {
   rotateApiToken(workspaceId: number): ApiTokenDto;
   /** The partner's own webhook subscriptions (DESIGN.md 5): partner events only, invisible to other partners. */
   webhooks(): WebhookSubscriptionsApi;
+  /** `svc partner webhooks listen` sessions of the partner: partner events handed to a listener. */
+  listen(): ListenSessionsApi;
 }
 
 /** QR links as the connect page and the simulated phone see them; the link code is the credential. */
@@ -79,6 +82,7 @@ export function createPartnerApi(ctx: EngineContext, publicId: string, linkBase:
     getApiToken: (ws) => getApiToken(ctx, id(), ws),
     rotateApiToken: (ws) => rotateApiToken(ctx, id(), ws),
     webhooks: () => partnerSubscriptions(ctx, id()),
+    listen: () => partnerListenSessions(ctx, id()),
   };
 }
 

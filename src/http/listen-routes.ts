@@ -1,5 +1,6 @@
 /**
- * Public API: `svc webhooks listen` sessions. A listener has no public URL, so instead of POSTing, the server
+ * `svc webhooks listen` sessions (Public API), and the same routes under /partner for `svc partner webhooks
+ * listen`. A listener has no public URL, so instead of POSTing, the server
  * pushes the session's deliveries down a Server-Sent Events stream that the listener opened, and the listener
  * posts back what its local app answered. Leases make it at-least-once: a delivery pushed on a stream that
  * dropped is pushed again on the next one.
@@ -7,9 +8,12 @@
 import type { ListenOpenInput, ListenResultInput } from '../wire/listen-types.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { startListenFeed } from '../webhooks/listen-feed.js';
+import type { FastifyRequest } from 'fastify';
+import type { ListenSessionsApi } from '../engine/listen-sessions.js';
 import { workspaceIdOf } from './auth.js';
-import { EVENT_STREAM_HEADERS, type RouteGroup, ok } from './route-context.js';
-import { type JsonSchema, responses } from './schemas/common-schemas.js';
+import { EVENT_STREAM_HEADERS, type RouteContext, type RouteGroup, ok } from './route-context.js';
+import { type JsonSchema, responses as publicResponses } from './schemas/common-schemas.js';
+import type { ResponsesOf } from './webhook-routes.js';
 import { STREAMS_PER_LISTEN_SESSION, clientStreamKey } from './stream-limits.js';
 
 const tags = ['webhooks listen'];
@@ -25,10 +29,10 @@ const sessionParams = {
 } as const;
 
 // Unknown fields are dropped, not refused (removeAdditional, as on every body), so the schema leaves them open.
-const openBody = {
+const openBody = (events: readonly string[]) => ({
   type: 'object',
-  properties: { events: { type: 'array', minItems: 1, maxItems: EVENT_TYPES.length, items: { type: 'string', enum: [...EVENT_TYPES] } } },
-} as const;
+  properties: { events: { type: 'array', minItems: 1, maxItems: events.length, items: { type: 'string', enum: [...events] } } },
+});
 
 const resultBody = {
   type: 'object',
@@ -63,9 +67,15 @@ const reportSchema: JsonSchema = {
 /** Results one token may post a minute: room for 100 forwarded deliveries a second. */
 export const LISTEN_RESULTS_PER_MINUTE = 6_000;
 
-/** POST /webhooks/listen, GET /webhooks/listen/secret, GET /webhooks/listen/:id/stream, POST .../results, DELETE .../:id. */
-export const listenRoutes: RouteGroup = async (app, ctx) => {
-  const listen = (request: Parameters<typeof workspaceIdOf>[0]) => ctx.engine.listen(workspaceIdOf(request));
+/** How a route finds the listen sessions of the authenticated caller (a workspace, or a partner). */
+export type ListenScopeOf = (ctx: RouteContext, request: FastifyRequest) => ListenSessionsApi;
+
+/**
+ * POST /webhooks/listen, GET /webhooks/listen/secret, GET /webhooks/listen/:id/stream, POST .../results,
+ * DELETE .../:id, over any scope: `/api` mounts them for the token's workspace, `/partner` for the partner.
+ */
+export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string[], responses: ResponsesOf = publicResponses): RouteGroup => async (app, ctx) => {
+  const listen = (request: FastifyRequest) => scopeOf(ctx, request);
   // Open streams end when the server closes, so shutdown does not wait for listeners to hang up.
   const open = new Set<() => void>();
   app.addHook('preClose', (done) => {
@@ -93,7 +103,7 @@ export const listenRoutes: RouteGroup = async (app, ctx) => {
         tags,
         operationId: 'openListenSession',
         summary: 'Open a listen session: one listener subscription per event (default: all workspace events)',
-        body: openBody,
+        body: openBody(events),
         response: responses(sessionSchema),
       },
     },
@@ -175,3 +185,6 @@ export const listenRoutes: RouteGroup = async (app, ctx) => {
     async (request) => ok(listen(request).close(request.params.id)),
   );
 };
+
+/** The Public API's listen routes: the sessions of the token's workspace. */
+export const listenRoutes: RouteGroup = listenRouteGroup((ctx, request) => ctx.engine.listen(workspaceIdOf(request)), EVENT_TYPES);

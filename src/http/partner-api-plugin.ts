@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { PARTNER_EVENTS } from '../engine/events.js';
+import { listenRouteGroup } from './listen-routes.js';
 import { registerOpenApi } from './openapi.js';
 import { partnerApi, usePartnerAuth } from './partner-auth.js';
 import { partnerUserRoutes } from './partner-user-routes.js';
@@ -15,8 +16,11 @@ import { webhookRouteGroup } from './webhook-routes.js';
 /** `/partner/webhooks...`: the same routes as `/api/webhooks`, over the partner's own subscriptions. */
 const partnerWebhookRoutes: RouteGroup = webhookRouteGroup((ctx, request) => partnerApi(ctx, request).webhooks(), PARTNER_EVENTS, partnerResponses);
 
+/** `/partner/webhooks/listen...`: `svc partner webhooks listen` sessions, partner events only. */
+const partnerListenRoutes: RouteGroup = listenRouteGroup((ctx, request) => partnerApi(ctx, request).listen(), PARTNER_EVENTS, partnerResponses);
+
 /** The Partner API's route groups. */
-const PARTNER_ROUTE_GROUPS: readonly RouteGroup[] = [partnerWorkspaceRoutes, partnerUserRoutes, partnerWebhookRoutes];
+const PARTNER_ROUTE_GROUPS: readonly RouteGroup[] = [partnerWorkspaceRoutes, partnerUserRoutes, partnerListenRoutes, partnerWebhookRoutes];
 
 /** Mounts the Partner API in its own scope. */
 export const partnerApiPlugin: FastifyPluginAsync<RouteContext> = async (app, options) => {

@@ -1,13 +1,20 @@
 import type { Db } from './database.js';
 
-/** A row of listen_sessions (migration 002): one running `svc webhooks listen`. */
+/** A row of listen_sessions (migration 007): one running `svc webhooks listen` of a workspace or a partner. */
 export interface ListenSessionRow {
   id: string;
-  workspace_id: number;
+  workspace_id: number | null;
+  partner_id: number | null;
   events: string; // JSON array
   secret: string;
   last_seen_at: number;
   created_at: number;
+}
+
+/** Whose session: a workspace's (Public API) or a partner's (Partner API); exactly one is set. */
+export interface ListenScope {
+  workspaceId: number | null;
+  partnerId: number | null;
 }
 
 /**
@@ -16,16 +23,20 @@ export interface ListenSessionRow {
  * `errors_counter` treat them like any other; the HTTP worker skips them because the listener delivers.
  */
 export function createListenStore(db: Db) {
-  const insertSession = db.prepare(`INSERT INTO listen_sessions (id, workspace_id, events, secret, last_seen_at, created_at)
-    VALUES (@id, @workspaceId, @events, @secret, @now, @now)`);
+  const insertSession = db.prepare(`INSERT INTO listen_sessions (id, workspace_id, partner_id, events, secret, last_seen_at, created_at)
+    VALUES (@id, @workspaceId, @partnerId, @events, @secret, @now, @now)`);
   // Listener subscriptions count down from -1: AUTOINCREMENT only advances on ids above its high-water mark,
   // so listeners never burn the ids `svc webhooks create` hands out (these rows are never shown by id).
   const insertSubscription = db.prepare(`INSERT INTO webhook_subscriptions
-    (id, workspace_id, event_type, url, enabled, secret, listen_session_id, created_at, updated_at)
+    (id, workspace_id, partner_id, event_type, url, enabled, secret, listen_session_id, created_at, updated_at)
     VALUES (MIN(-1, (SELECT COALESCE(MIN(id), 0) FROM webhook_subscriptions) - 1),
-            @workspaceId, @eventType, @url, 1, @secret, @sessionId, @now, @now)`);
-  const countOpen = db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM listen_sessions WHERE workspace_id = ?');
-  const byId = db.prepare<[string, number], ListenSessionRow>('SELECT * FROM listen_sessions WHERE id = ? AND workspace_id = ?');
+            @workspaceId, @partnerId, @eventType, @url, 1, @secret, @sessionId, @now, @now)`);
+  const countOpen = db.prepare<Record<string, unknown>, { n: number }>(
+    'SELECT COUNT(*) AS n FROM listen_sessions WHERE workspace_id IS @workspaceId AND partner_id IS @partnerId',
+  );
+  const byId = db.prepare<Record<string, unknown>, ListenSessionRow>(
+    'SELECT * FROM listen_sessions WHERE id = @id AND workspace_id IS @workspaceId AND partner_id IS @partnerId',
+  );
   const touch = db.prepare('UPDATE listen_sessions SET last_seen_at = @now WHERE id = @id');
   // Deleting the subscriptions cascades to their deliveries and attempt log; done explicitly rather than
   // through the session's ON DELETE CASCADE so it does not depend on the foreign_keys pragma.
@@ -52,12 +63,12 @@ export function createListenStore(db: Db) {
   };
 
   return {
-    insertSession: (s: { id: string; workspaceId: number; events: readonly string[]; secret: string; now: number }): void =>
-      void insertSession.run({ ...s, events: JSON.stringify(s.events) }),
-    insertSubscription: (s: { sessionId: string; workspaceId: number; eventType: string; url: string; secret: string; now: number }): number =>
-      Number(insertSubscription.run(s).lastInsertRowid),
-    byId: (id: string, workspaceId: number): ListenSessionRow | undefined => byId.get(id, workspaceId),
-    countOpen: (workspaceId: number): number => countOpen.get(workspaceId)?.n ?? 0,
+    insertSession: (s: { id: string; scope: ListenScope; events: readonly string[]; secret: string; now: number }): void =>
+      void insertSession.run({ id: s.id, ...s.scope, events: JSON.stringify(s.events), secret: s.secret, now: s.now }),
+    insertSubscription: (s: { sessionId: string; scope: ListenScope; eventType: string; url: string; secret: string; now: number }): number =>
+      Number(insertSubscription.run({ sessionId: s.sessionId, ...s.scope, eventType: s.eventType, url: s.url, secret: s.secret, now: s.now }).lastInsertRowid),
+    byId: (id: string, scope: ListenScope): ListenSessionRow | undefined => byId.get({ id, ...scope }),
+    countOpen: (scope: ListenScope): number => countOpen.get({ ...scope })?.n ?? 0,
     touch: (id: string, now: number): void => void touch.run({ id, now }),
     /** Removes a session with its subscriptions and their deliveries. Call inside a write transaction. */
     remove,

@@ -10,8 +10,8 @@ export function createMaintenanceStore(db: Db) {
     SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < @before LIMIT @limit)`);
   const oldNotices = db.prepare(`DELETE FROM owner_notifications WHERE id IN (
     SELECT id FROM owner_notifications WHERE created_at < @before AND mail_status <> 'pending' LIMIT @limit)`);
-  const staleSessions = db.prepare<[number], { id: string; workspace_id: number }>(
-    'SELECT id, workspace_id FROM listen_sessions WHERE last_seen_at < ?',
+  const staleSessions = db.prepare<[number], { id: string; workspace_id: number | null; partner_id: number | null }>(
+    'SELECT id, workspace_id, partner_id FROM listen_sessions WHERE last_seen_at < ?',
   );
 
   return {

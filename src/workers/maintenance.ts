@@ -1,6 +1,6 @@
 import type { EngineContext } from '../engine/context.js';
 import { inWriteTransaction } from '../engine/context.js';
-import { LISTEN_SESSION_TTL_MS, listenSessions } from '../engine/listen-sessions.js';
+import { LISTEN_SESSION_TTL_MS, listenSessionsOf } from '../engine/listen-sessions.js';
 import { createMaintenanceStore } from '../store/maintenance-store.js';
 import { checkWebhookBacklog } from '../engine/webhook-backlog.js';
 import type { JobRunner } from './worker-runner.js';
@@ -30,7 +30,7 @@ export function createMaintenanceRunner(ctx: EngineContext): JobRunner {
       nextAt = now + MAINTENANCE_EVERY_MS;
       let done = 0;
       for (const session of store.staleListenSessions(now - LISTEN_SESSION_TTL_MS)) {
-        listenSessions(ctx, session.workspace_id).close(session.id);
+        listenSessionsOf(ctx, session).close(session.id);
         done += 1;
       }
       for (let purged = PURGE_BATCH; purged >= PURGE_BATCH; ) {

@@ -36,6 +36,11 @@ const PARTNER_ROUTES: Route[] = [
   ['POST', (id, delivery) => `/partner/webhooks/${id}/deliveries/${delivery}/redeliver`],
   ['POST', (id) => `/partner/webhooks/${id}/test`],
   ['POST', () => '/partner/webhooks/trigger'],
+  ['GET', () => '/partner/webhooks/listen/secret'],
+  ['POST', () => '/partner/webhooks/listen'],
+  ['GET', (id) => `/partner/webhooks/listen/${id}/stream`],
+  ['POST', (id) => `/partner/webhooks/listen/${id}/results`],
+  ['DELETE', (id) => `/partner/webhooks/listen/${id}`],
 ];
 
 /** Inputs a partner could also send on purpose: valid-looking bodies, so some requests reach the engine. */

@@ -78,8 +78,8 @@ process.once('exit', () => {
 });
 
 /** Spawns `svc ...args` (normally `webhooks listen ...`) in the sandbox's environment. */
-export function spawnListener(sandbox: ProcessSandbox, args: string[], readyTimeoutMs = 15_000): Listener {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: sandbox.home, env: sandbox.env(), stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnListener(sandbox: ProcessSandbox, args: string[], readyTimeoutMs = 15_000, env: Record<string, string> = {}): Listener {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: sandbox.home, env: sandbox.env(env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let stdout = '';
   let stderr = '';

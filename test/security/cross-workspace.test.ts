@@ -161,10 +161,12 @@ describe('cross-partner isolation: partner P2 against P1’s workspaces and user
     const hooks = fx.api.webhooks();
     const hook = hooks.create({ event_type: 'messenger_account:connected', url: 'https://example.com/p1-hook', enabled: true });
     const delivery = hooks.test(hook.id);
+    const session = fx.api.listen().open({});
     const otherHook = fx.engine.partner(fx.other.partner_id).webhooks().create({ event_type: 'api-token:rotated', url: 'https://example.com/p2', enabled: true });
     const snapshot = async () => JSON.stringify([
       (await fx.call('GET', `/workspaces/${ws}`)).body, (await fx.call('GET', `/workspaces/${ws}/users`)).body, (await fx.call('GET', `/workspaces/${ws}/api-token`)).body,
       hooks.list(1), hooks.secret(hook.id), hooks.deliveries(hook.id, 1).items.map(({ id, status }) => ({ id, status })),
+      fx.api.listen().get(session.id),
     ]);
     const before = await snapshot();
 
@@ -184,8 +186,11 @@ describe('cross-partner isolation: partner P2 against P1’s workspaces and user
       ['GET /partner/webhooks/:id/deliveries', 'GET', `/webhooks/${hook.id}/deliveries`],
       ['POST /partner/webhooks/:id/deliveries/:deliveryId/redeliver', 'POST', `/webhooks/${otherHook.id}/deliveries/${delivery.id}/redeliver`],
       ['POST /partner/webhooks/:id/test', 'POST', `/webhooks/${hook.id}/test`],
+      ['GET /partner/webhooks/listen/:id/stream', 'GET', `/webhooks/listen/${session.id}/stream`],
+      ['POST /partner/webhooks/listen/:id/results', 'POST', `/webhooks/listen/${session.id}/results`, { delivery_id: delivery.id, status_code: 200, duration_ms: 1, error: null }],
+      ['DELETE /partner/webhooks/listen/:id', 'DELETE' as 'GET', `/webhooks/listen/${session.id}`],
     ];
-    const ownRoutes = ['GET /partner/me', 'POST /partner/workspaces', 'GET /partner/webhooks', 'POST /partner/webhooks', 'POST /partner/webhooks/trigger'];
+    const ownRoutes = ['GET /partner/me', 'POST /partner/workspaces', 'GET /partner/webhooks', 'POST /partner/webhooks', 'POST /partner/webhooks/trigger', 'GET /partner/webhooks/listen/secret', 'POST /partner/webhooks/listen'];
     const served = routes.filter((r) => r.url.startsWith('/partner/')).map(key);
     expect(served.filter((name) => !ownRoutes.includes(name) && !attempts.some(([n]) => n === name))).toEqual([]);
 

@@ -8,6 +8,7 @@ import { apiTokenView, disconnectView, partnerUsersTable, partnerWorkspaceView }
 import { registerPartnerQr } from './partner-qr.js';
 import { registerTrigger } from './trigger.js';
 import { registerWebhookCommands } from './webhook-commands.js';
+import { addListenCommand } from './webhooks-listen.js';
 
 const PARTNER_EVENTS_HELP =
   'messenger_account:connected, messenger_account:disconnected, api-token:rotated, ' +
@@ -115,6 +116,12 @@ export function registerPartner(program: Command, ctx: CliContext): void {
 
   const help = { command: 'svc partner webhooks', events: PARTNER_EVENTS_HELP, eventTypes: PARTNER_EVENTS };
   const client = async () => (await ctx.partnerClient()).webhooks;
-  registerWebhookCommands(partner.command('webhooks').description("the partner's webhook subscriptions and their deliveries"), ctx, client, help);
+  const webhooks = partner.command('webhooks').description("the partner's webhook subscriptions and their deliveries");
+  registerWebhookCommands(webhooks, ctx, client, help);
+  addListenCommand(webhooks, ctx, {
+    events: PARTNER_EVENTS,
+    listenClient: async () => (await ctx.partnerClient()).listen,
+    remote: () => ctx.config().partnerBaseUrl !== undefined,
+  });
   registerTrigger(partner, ctx, client, help);
 }

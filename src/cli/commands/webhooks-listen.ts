@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ListenDeliveryDto, ListenReportDto, ListenResultInput, ListenSession, ListenStatus } from '../../client/listen-client.js';
+import type { ListenClient, ListenDeliveryDto, ListenReportDto, ListenResultInput, ListenSession, ListenStatus } from '../../client/listen-client.js';
 import type { ForwardTarget } from '../../client/listen-forward.js';
 import { describeEvent } from '../../webhooks/describe-event.js';
 import { EVENT_TYPES } from '../../webhooks/payload.js';
@@ -17,6 +17,15 @@ interface ListenFlags {
   retryDelays?: number[];
 }
 
+/** Whose events a listen command receives: the workspace's (`svc webhooks listen`) or the partner's. */
+export interface ListenScope {
+  /** Every event type of the scope; the default of --events. */
+  events: readonly string[];
+  listenClient: () => Promise<ListenClient>;
+  /** Whether the client talks to a server (where --retry-delays does not apply). */
+  remote: () => boolean;
+}
+
 /**
  * `svc webhooks listen`: receives the workspace's events here and forwards them, signed, to a local app.
  * Added to the `webhooks` command whichever of the two registers first.
@@ -25,26 +34,35 @@ export function registerWebhooksListen(program: Command, ctx: CliContext): void 
   const webhooks =
     program.commands.find((c) => c.name() === 'webhooks') ??
     program.command('webhooks').description('manage webhook subscriptions and their deliveries');
+  addListenCommand(webhooks, ctx, {
+    events: EVENT_TYPES,
+    listenClient: async () => (await ctx.client()).listen,
+    remote: () => ctx.config().baseUrl !== undefined,
+  });
+}
+
+/** Adds `listen` under a `webhooks` command: `svc webhooks listen`, or `svc partner webhooks listen`. */
+export function addListenCommand(webhooks: Command, ctx: CliContext, scope: ListenScope): void {
   webhooks
     .command('listen')
     .description('receive events here and forward them to a local app; no public URL needed (^C removes the session)')
     .option('--forward-to <target>', 'local app: a port (3000), port/path (3000/hooks), host:port/path or a URL', forwardTarget)
-    .option('--events <types>', 'comma-separated event types (default: every workspace event)', eventList)
+    .option('--events <types>', 'comma-separated event types (default: every event)', (value: string) => eventList(value, scope.events))
     .option('--headers <K:V>', 'extra header on every forward (repeatable)', collectHeader)
     .option('--print-secret', 'print only the signing secret of listeners and exit')
     .option('--retry-delays <seconds>', 'local engine: delays before retrying a failed forward, e.g. 5,30', secondsListToMs)
-    .action((opts: ListenFlags) => listen(ctx, opts));
+    .action((opts: ListenFlags) => listen(ctx, scope, opts));
 }
 
-async function listen(ctx: CliContext, opts: ListenFlags): Promise<void> {
-  const client = await ctx.client();
+async function listen(ctx: CliContext, scope: ListenScope, opts: ListenFlags): Promise<void> {
+  const listener = await scope.listenClient();
   const { output } = ctx;
   if (opts.printSecret === true) {
-    const secret = await client.listen.secret();
+    const secret = await listener.secret();
     ctx.io.stdout(output.json ? `${JSON.stringify({ secret })}\n` : `${secret}\n`);
     return;
   }
-  if (opts.retryDelays !== undefined && ctx.config().baseUrl !== undefined) {
+  if (opts.retryDelays !== undefined && scope.remote()) {
     output.warn('--retry-delays applies to the local engine; a server uses its own --webhook-retry-delays');
   }
   // Listener lines go straight to stdout, one per event or forward, as they happen: a stream, not one result.
@@ -58,7 +76,7 @@ async function listen(ctx: CliContext, opts: ListenFlags): Promise<void> {
     void session?.close().catch(() => undefined);
   });
   try {
-    session = await client.listen.open({
+    session = await listener.open({
       events: opts.events,
       retryDelaysMs: opts.retryDelays,
       onStatus: (status) => reportStatus(ctx, status),
@@ -170,10 +188,9 @@ export function forwardTarget(value: string): string {
   return httpUrl(value);
 }
 
-function eventList(value: string): string[] {
+function eventList(value: string, known: readonly string[]): string[] {
   const events = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
   if (events.length === 0) throw new InvalidArgumentError('expected event types separated by commas');
-  const known: readonly string[] = EVENT_TYPES;
   for (const event of events) {
     if (!known.includes(event)) throw new InvalidArgumentError(`unknown event "${event}"; ${didYouMean(event, known) ?? `expected some of ${known.join(', ')}`}`);
   }

@@ -4,6 +4,7 @@ import { PARTNER_SCHEMA } from './003-partner.js';
 import { DELIVERY_INDEXES_SCHEMA } from './004-delivery-indexes.js';
 import { OWNER_MAIL_SCHEMA } from './005-owner-mail.js';
 import { LIMITS_SCHEMA } from './006-limits.js';
+import { PARTNER_LISTEN_SCHEMA } from './007-partner-listen.js';
 
 export interface Migration {
   version: number;
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'delivery-indexes', sql: DELIVERY_INDEXES_SCHEMA },
   { version: 5, name: 'owner-mail', sql: OWNER_MAIL_SCHEMA },
   { version: 6, name: 'limits', sql: LIMITS_SCHEMA },
+  { version: 7, name: 'partner-listen', sql: PARTNER_LISTEN_SCHEMA },
 ];

@@ -5,6 +5,7 @@ import { PARTNER_SCHEMA_PG } from './003-partner.js';
 import { DELIVERY_INDEXES_SCHEMA_PG } from './004-delivery-indexes.js';
 import { OWNER_MAIL_SCHEMA_PG } from './005-owner-mail.js';
 import { LIMITS_SCHEMA_PG } from './006-limits.js';
+import { PARTNER_LISTEN_SCHEMA_PG } from './007-partner-listen.js';
 
 /** PostgreSQL's migrations: forward-only, the same version numbers and names as SQLite's (src/store/migrations). */
 export const PG_MIGRATIONS: readonly Migration[] = [
@@ -14,4 +15,5 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'delivery-indexes', sql: DELIVERY_INDEXES_SCHEMA_PG },
   { version: 5, name: 'owner-mail', sql: OWNER_MAIL_SCHEMA_PG },
   { version: 6, name: 'limits', sql: LIMITS_SCHEMA_PG },
+  { version: 7, name: 'partner-listen', sql: PARTNER_LISTEN_SCHEMA_PG },
 ];
