@@ -20,7 +20,7 @@ function timeRuns(args, env, runs) {
 const round = (n) => Math.round(n * 10) / 10;
 
 /** Measures start-up of the CLI against a bare node process. */
-export function measureStartup(svc, runs = 15) {
+export function measureStartup(svc, runs = 30) {
   const home = mkdtempSync(join(tmpdir(), 'svc-bench-startup-'));
   try {
     const env = { SVC_HOME: home, SVC_CONFIG_DIR: home, NO_COLOR: '1' };

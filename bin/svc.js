@@ -3,7 +3,7 @@
 
 let cli;
 try {
-  cli = await import('../dist/cli/main.js');
+  cli = await import('../dist/bundle/main.js');
 } catch (error) {
   process.stderr.write(`svc is not built (${error.message}); run \`npm run build\` first\n`);
   process.exit(1);
