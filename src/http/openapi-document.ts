@@ -9,7 +9,7 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../wire/errors.js';
 import { PARTNER_EVENTS } from '../engine/events.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { SCHEMA_EXAMPLES } from './openapi-examples.js';
-import type { JsonSchema } from './schemas/common-schemas.js';
+import { errorBodySchema, type JsonSchema } from './schemas/common-schemas.js';
 import { partnerEventSchema, workspaceEventSchema } from './schemas/webhook-payload-schemas.js';
 
 export type ApiArea = 'public' | 'partner';
@@ -210,16 +210,13 @@ export function finishDocument(generated: Doc, area: ApiArea): Doc {
   const doc: Doc = structuredClone(generated);
   doc.components ??= {};
   doc.components.schemas = {
+    // The error body every route answers with; `error_code` names the catalogue (401 has its own answer).
     Error: {
-      type: 'object',
+      ...errorBodySchema,
       title: 'Error',
-      required: ['status', 'message', 'error_code'],
       properties: {
-        status: { type: 'string', enum: ['error'] },
-        message: { type: 'string' },
+        ...errorBodySchema.properties,
         error_code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE).filter((code) => code !== 'unauthorized') },
-        hint: { type: 'string', description: 'What to do next, when the service knows' },
-        ...(area === 'partner' ? { rule: { type: 'string', description: 'On a 401: the authentication rule that failed' } } : {}),
       },
     },
     ...doc.components.schemas,
