@@ -26,6 +26,10 @@ process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw error;
 });
+// stderr carries notes and `svc serve`'s request log; a reader that went away must not take the server down.
+process.stderr.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+});
 
 const io = cli.processIo({
   onInterrupt: (handler) => {
