@@ -31,7 +31,8 @@ export function registerPartnerQr(partner: Command, ctx: CliContext): void {
     .option('--light-background', 'draw the QR for a terminal with a light background')
     .action(async (ws: number, user: number, opts: QrOptions) => {
       const client = await ctx.partnerClient();
-      const before = await accountOf(client, ws, user);
+      const accountOf = userAccountReader(client, ws, user);
+      const before = await accountOf();
       const link = await client.createQrLink(ws, user, opts.expiresInHours === undefined ? {} : { expires_in_hours: opts.expiresInHours });
       const shown = opts.embed === true ? embeddingLink(link.qr_link) : link.qr_link;
       const result: QrLinkDto & { embed_link?: string } = opts.embed === true ? { ...link, embed_link: shown } : link;
@@ -43,7 +44,7 @@ export function registerPartnerQr(partner: Command, ctx: CliContext): void {
         ctx.output.note(`expires at ${link.expires_at}; a new link for this user revokes this one`);
       }
       if (opts.wait !== true) return;
-      const account = await waitForConnection(ctx, client, ws, user, before, opts.timeout * 1000);
+      const account = await waitForConnection(ctx, accountOf, user, before, opts.timeout * 1000);
       ctx.output.result({ ...result, phone: account.phone, connected_at: account.connected_at }, {
         kind: 'lines',
         lines: [`connected ${account.phone}`],
@@ -58,26 +59,27 @@ const embeddingLink = (link: string): string => {
   return url.toString();
 };
 
-// The page of the users list the user was last found on: while waiting, each poll reads that one page.
-const userPages = new Map<string, number>();
-
-/** The user's account, from the users list (50 a page): the page it was last seen on, else every page. */
-async function accountOf(client: PartnerClient, ws: number, user: number): Promise<PartnerUserAccountDto | null> {
-  const key = `${ws}/${user}`;
-  const known = userPages.get(key);
-  if (known !== undefined) {
-    const found = (await client.listUsers(ws, known)).items.find((u) => u.user_id === user);
-    if (found !== undefined) return found.messenger_account;
-  }
-  for (let page = 1; ; page++) {
-    const { items, has_more_pages } = await client.listUsers(ws, page);
-    const found = items.find((u) => u.user_id === user);
-    if (found !== undefined) {
-      userPages.set(key, page);
-      return found.messenger_account;
+/**
+ * Reads a user's account from the users list (50 a page). It remembers the page the user was found on, so
+ * each poll while waiting for a scan reads that one page rather than walking the list again.
+ */
+function userAccountReader(client: PartnerClient, ws: number, user: number): () => Promise<PartnerUserAccountDto | null> {
+  let knownPage: number | undefined;
+  return async () => {
+    if (knownPage !== undefined) {
+      const found = (await client.listUsers(ws, knownPage)).items.find((u) => u.user_id === user);
+      if (found !== undefined) return found.messenger_account;
     }
-    if (!has_more_pages) return null;
-  }
+    for (let page = 1; ; page++) {
+      const { items, has_more_pages } = await client.listUsers(ws, page);
+      const found = items.find((u) => u.user_id === user);
+      if (found !== undefined) {
+        knownPage = page;
+        return found.messenger_account;
+      }
+      if (!has_more_pages) return null;
+    }
+  };
 }
 
 /**
@@ -86,8 +88,7 @@ async function accountOf(client: PartnerClient, ws: number, user: number): Promi
  */
 async function waitForConnection(
   ctx: CliContext,
-  client: PartnerClient,
-  ws: number,
+  accountOf: () => Promise<PartnerUserAccountDto | null>,
   user: number,
   before: PartnerUserAccountDto | null,
   timeoutMs: number,
@@ -95,7 +96,7 @@ async function waitForConnection(
   const isNew = (account: PartnerUserAccountDto | null): account is PartnerUserAccountDto =>
     account !== null && account.status === 'connected' && (before?.status !== 'connected' || account.connected_at !== before.connected_at);
   const { value: account } = await pollUntil(ctx, {
-    read: () => accountOf(client, ws, user),
+    read: accountOf,
     done: isNew,
     intervalMs: POLL_MS,
     timeoutMs,

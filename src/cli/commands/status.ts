@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { ConfigSource } from '../../client/config.js';
 import type { CliContext } from '../context.js';
 import { reportError } from '../errors.js';
+import { rowIfPresent } from '../output.js';
 
 const SOURCE_WORDS: Record<ConfigSource, string> = {
   flag: 'from a flag',
@@ -61,11 +62,11 @@ export function registerStatus(program: Command, ctx: CliContext): void {
         rows: [
           ['target', where],
           ['profile', base.profile ?? '(none saved)'],
-          ...(remote ? [['token', config.token === undefined ? 'missing: pass --token or run `svc login`' : `set (${SOURCE_WORDS[config.sources.token]})`] as [string, unknown]] : []),
+          ...rowIfPresent('token', !remote ? undefined : config.token === undefined ? 'missing: pass --token or run `svc login`' : `set (${SOURCE_WORDS[config.sources.token]})`),
           ['workspace', workspace === null ? '(unknown)' : `${workspace.name} (${workspace.id})`],
           ['partner API', base.partner.target === null ? '(not set)' : base.partner.target === 'local' ? 'the local engine' : base.partner.target],
           ['partner id', base.partner.partner_id ?? '(not set)'],
-          ...(problem === null ? [] : [['problem', `${problem.message}${problem.hint ? `; ${problem.hint}` : ''}`] as [string, unknown]]),
+          ...rowIfPresent('problem', problem === null ? undefined : `${problem.message}${problem.hint ? `; ${problem.hint}` : ''}`),
         ],
       });
     });
