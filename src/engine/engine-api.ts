@@ -28,6 +28,7 @@ import type { CreatedPartner } from '../wire/partner-types.js';
 import type { PartnerDirectory, PartnerApi, ConnectApi } from './partner-api.js';
 import type { WebhookSubscriptionsApi } from './webhook-subscriptions.js';
 import type { ListenSessionsApi } from './listen-sessions.js';
+import type { UrlPolicyMode } from '../webhooks/url-policy.js';
 
 export type { ConnectApi, PartnerApi, PartnerDirectory } from './partner-api.js';
 
@@ -37,6 +38,8 @@ export type { ConnectApi, PartnerApi, PartnerDirectory } from './partner-api.js'
  */
 export interface Engine {
   readonly clock: Clock;
+  /** Which webhook URLs subscriptions may name (`dev`: http and private hosts too); the OpenAPI document states it. */
+  readonly webhookUrlPolicy: UrlPolicyMode;
   /** The workspace a Public API token belongs to, or null (hash lookup, constant-time compare). */
   authenticate(token: string): number | null;
   /** The Local workspace of the embedded engine, created with a token, a sim account and a quota on first use. */

@@ -5,6 +5,7 @@ import { findOrCreateChat } from './chats.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import { fileOfWorkspace } from './files.js';
+import { isTooLong } from './messages.js';
 
 /** What the engine does when the network reports something: the sink every driver is started with. */
 export function createInbound(ctx: EngineContext): NetworkEvents {
@@ -30,7 +31,7 @@ export function createInbound(ctx: EngineContext): NetworkEvents {
 /** Stores an incoming message (creating the chat on first contact) and emits its events. */
 function receiveMessage(ctx: EngineContext, message: IncomingMessage): { messageUid: string; chatId: number } {
   const text = message.text ?? null;
-  if (text !== null && text.length > ctx.config.maxTextLength) throw invalid(`text may be at most ${ctx.config.maxTextLength} characters`);
+  if (text !== null && isTooLong(text, ctx.config.maxTextLength)) throw invalid(`text may be at most ${ctx.config.maxTextLength} characters`);
   if ((text === null || text === '') && message.attachmentFileUid === undefined) throw invalid('an incoming message needs text or a file');
   return inWriteTransaction(ctx.db, () => {
     const account = ctx.stores.accounts.byPhone(message.accountPhone);

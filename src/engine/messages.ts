@@ -18,6 +18,12 @@ import { loadWorkspace } from './workspaces.js';
 /** Loose shape of a phone as typed by people; separators are dropped, validity is the network's call. */
 const PHONE_LIKE = /^\+?[0-9][0-9 ().-]{2,30}$/;
 
+/**
+ * True when `text` has more than `max` characters, counted as code points: what JSON Schema's `maxLength` in
+ * the OpenAPI document counts, so an emoji is one character for both (UTF-16 `length` would count it twice).
+ */
+export const isTooLong = (text: string, max: number): boolean => text.length > max && [...text].length > max;
+
 /** POST /messages: to a phone number, through the named account or the default sender. */
 export function sendToPhone(ctx: EngineContext, workspaceId: number, input: SendToPhoneInput): SendResult {
   const phone = normalisePhone(input.phone);
@@ -61,7 +67,7 @@ function acceptOutgoing(
   resolve: () => { account: AccountRow; chat: ChatRow },
 ): SendResult {
   const text = fields.text === undefined || fields.text === null ? null : fields.text;
-  if (text !== null && text.length > ctx.config.maxTextLength) throw invalid(`text may be at most ${ctx.config.maxTextLength} characters`);
+  if (text !== null && isTooLong(text, ctx.config.maxTextLength)) throw invalid(`text may be at most ${ctx.config.maxTextLength} characters`);
   if (fields.file_uid !== undefined && fields.attachment_template_id !== undefined) {
     throw invalid('give file_uid or attachment_template_id, not both');
   }

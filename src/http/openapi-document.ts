@@ -6,29 +6,35 @@
  * OpenAPI 3.1 `webhooks` section. The route schemas stay what the server validates with.
  */
 import { ERROR_CATALOGUE, type ErrorCode } from '../wire/errors.js';
-import { PARTNER_EVENTS } from '../engine/events.js';
-import { EVENT_TYPES } from '../webhooks/payload.js';
 import { SCHEMA_EXAMPLES } from './openapi-examples.js';
+import { type RequestRuleOptions, stateRequestRules } from './openapi-request-rules.js';
+import { webhooksSection } from './openapi-webhooks.js';
 import { errorBodySchema, type JsonSchema } from './schemas/common-schemas.js';
-import { partnerEventSchema, workspaceEventSchema } from './schemas/webhook-payload-schemas.js';
+import { partnerAuthErrorSchema } from './schemas/partner-schemas.js';
 
 export type ApiArea = 'public' | 'partner';
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** Error statuses an operation may answer beyond the ones its shape implies (see `errorStatuses`). */
+/**
+ * Error statuses an operation may answer beyond the ones its shape implies (see `errorStatuses`), from the
+ * engine's throws: 403 quota_exceeded (credits.ts), 404 for what a body names, 409 for the conflict() and
+ * seats_full of its engine call, 507 for a GET that writes (the listen secret is made on first read, a stream
+ * takes its session over).
+ */
 const EXTRA_STATUSES: Record<string, number[]> = {
   sendToPhone: [403, 404, 409],
-  sendToChatName: [403, 404, 409],
-  sendToChat: [403, 409],
+  sendToChatName: [403, 404],
+  sendToChat: [403],
   createAttachmentTemplate: [404],
   updateChat: [409],
   createWebhook: [409],
   testWebhook: [409],
+  getListenSecret: [507],
   openListenSession: [409],
+  streamListenSession: [507],
   reportListenResult: [409],
   createUsers: [409],
   updateWorkspace: [409],
-  createQrLink: [409],
 };
 
 /** Operations whose body may be left out. */
@@ -42,7 +48,9 @@ const RESPONSE_NAMES: Record<number, string> = {
 const codesWithStatus = (status: number): ErrorCode[] =>
   (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((code) => ERROR_CATALOGUE[code].status === status);
 
-const retryAfter = { description: 'Seconds to wait before retrying', schema: { type: 'integer' } };
+// Every 429, 503 and 507 carries Retry-After (http/errors.ts, the rate limiter, stream-limits.ts); only the
+// rate limiter's 429 carries the X-RateLimit-* headers (an open-stream cap does not), so they are optional.
+const retryAfter = { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer' } };
 const rateLimitHeaders = {
   'Retry-After': retryAfter,
   'X-RateLimit-Limit': { description: 'Requests allowed a minute for this token', schema: { type: 'integer' } },
@@ -70,6 +78,7 @@ function errorResponses(): Record<string, JsonSchema> {
 
 /** The error statuses of one operation: from its shape (parameters, body, method), plus its extras. */
 function errorStatuses(operationId: string, method: string, operation: Doc): number[] {
+  // Every route can be rate limited (429), hit a bug (500), or find the database busy or read-only (503).
   const params: Array<{ in: string }> = operation.parameters ?? [];
   const statuses = new Set([429, 500, 503, ...(EXTRA_STATUSES[operationId] ?? [])]);
   if (params.length > 0 || operation.requestBody !== undefined) statuses.add(400);
@@ -80,51 +89,27 @@ function errorStatuses(operationId: string, method: string, operation: Doc): num
 }
 
 const upperFirst = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
-const eventOperationId = (prefix: string, event: string): string =>
-  `${prefix}${event.split(/[^A-Za-z0-9]+/).map(upperFirst).join('')}`;
 
-/** Request rules the engine enforces that the route schemas leave to it, stated in the document. */
-function stateRequestRules(operationId: string, body: Doc | undefined): void {
-  const schema = body?.content?.['application/json']?.schema;
-  if (schema?.properties === undefined) return;
-  const props = schema.properties;
-  if (props.phone !== undefined && operationId.startsWith('send')) {
-    props.phone.pattern = '^\\s*\\+?[0-9][0-9 ().-]{2,30}\\s*$';
-    props.phone.description = `${props.phone.description ?? ''}; a value of this shape that is no valid number fails later with failure_reason invalid_number`;
-  }
-  if (props.text !== undefined && operationId.startsWith('send')) props.text.maxLength = 10_000;
-  if (operationId.startsWith('send')) {
-    // One of text, file_uid or attachment_template_id, the last two never together. Each variant is a whole
-    // object type inside allOf, so generators (openapi-typescript) make it `fields & (A | B | C)`.
-    const content = body!.content['application/json'];
-    content.schema = {
-      allOf: [
-        schema,
-        {
-          anyOf: [
-            { type: 'object', required: ['text'], properties: { text: { type: 'string', minLength: 1 } } },
-            { type: 'object', required: ['file_uid'], properties: { file_uid: { type: 'string' } } },
-            { type: 'object', required: ['attachment_template_id'], properties: { attachment_template_id: { type: 'integer' } } },
-          ],
-        },
-      ],
-      not: { type: 'object', required: ['file_uid', 'attachment_template_id'] },
-    };
-  }
-  if (props.url !== undefined && /Webhook$/.test(operationId)) {
-    props.url.pattern = '^https?://[^\\s@]+$';
-    props.url.description = 'Endpoint that receives the POSTs: an absolute https URL without credentials (http and private addresses only on a server started with --dev)';
-  }
-}
+// SPEC.md 5: a Public API 401 has no body, only the challenge header (http/auth.ts, http/errors.ts).
+const publicUnauthorized = {
+  description: 'Token missing or invalid; no body',
+  headers: { 'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } } },
+};
+// The Partner API answers 401 with a body naming the rule that failed (http/partner-auth.ts).
+const partnerUnauthorized = {
+  description: 'JWT or X-SVC-Partner-Id missing or invalid; `rule` names the check that failed',
+  headers: { 'WWW-Authenticate': { description: 'Bearer error="invalid_token"', schema: { type: 'string' } } },
+  content: { 'application/json': { schema: partnerAuthErrorSchema } },
+};
 
-function finishOperations(doc: Doc, area: ApiArea): void {
+function finishOperations(doc: Doc, area: ApiArea, options: RequestRuleOptions): void {
   for (const methods of Object.values<Doc>(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries<Doc>(methods)) {
       const base: string = operation.operationId;
       if (base === undefined) continue;
       if (area === 'partner') operation.operationId = `partner${upperFirst(base)}`;
       if (OPTIONAL_BODY.has(base) && operation.requestBody !== undefined) operation.requestBody.required = false;
-      stateRequestRules(base, operation.requestBody);
+      stateRequestRules(base, operation.requestBody, options);
       const responses: Doc = operation.responses ?? {};
       for (const key of Object.keys(responses)) if (/^[45]XX$/i.test(key)) delete responses[key];
       if (base === 'streamListenSession') {
@@ -133,56 +118,13 @@ function finishOperations(doc: Doc, area: ApiArea): void {
           content: { 'text/event-stream': { schema: { type: 'string' } } },
         };
       }
-      if (area === 'public') responses['401'] = { description: 'Token missing or invalid; no body' };
+      responses['401'] = area === 'public' ? publicUnauthorized : partnerUnauthorized;
       for (const status of errorStatuses(base, method, operation)) {
         responses[String(status)] = { $ref: `#/components/responses/${RESPONSE_NAMES[status]}` };
       }
       operation.responses = responses;
     }
   }
-}
-
-const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
-const deliveryAnswer = { '2XX': { description: 'Acknowledged. Anything else, or no answer within 5 s, is a failed attempt (3 attempts)' } };
-
-function webhooksSection(area: ApiArea): Doc {
-  const section: Doc = {};
-  if (area === 'public') {
-    for (const event of EVENT_TYPES) {
-      section[event] = {
-        post: {
-          operationId: eventOperationId('on', event),
-          summary: `The ${event} event, POSTed to each subscription of the type (Standard Webhooks)`,
-          parameters: [
-            header('webhook-id', 'Id of the delivery; a retry or redelivery keeps it (use it to deduplicate)'),
-            header('webhook-timestamp', 'Unix seconds when the attempt was signed'),
-            header('webhook-signature', 'v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the whsec_ secret>'),
-          ],
-          requestBody: { required: true, content: { 'application/json': { schema: workspaceEventSchema(event) } } },
-          responses: deliveryAnswer,
-        },
-      };
-    }
-  } else {
-    for (const event of PARTNER_EVENTS) {
-      section[event] = {
-        post: {
-          operationId: eventOperationId('onPartner', event),
-          summary: `The ${event} partner event, POSTed to each partner subscription of the type`,
-          parameters: [
-            header('X-SVC-Partner-Id', 'The Partner ID'),
-            header('X-SVC-Signature', 'HS256 JWT signed with the Partner Secret (partner_id, aud svc:partner-webhook, nbf, exp); never accepted by the Partner API'),
-          ],
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: { allOf: [partnerEventSchema, { properties: { event_type: { enum: [event] } } }] } } },
-          },
-          responses: deliveryAnswer,
-        },
-      };
-    }
-  }
-  return section;
 }
 
 /** Moves every titled inline schema into `components.schemas` and refers to it by `$ref`. */
@@ -206,7 +148,7 @@ function nameSchemas(doc: Doc): void {
 }
 
 /** The document `area` serves, finished; `generated` is left as it was (it may share the route schemas). */
-export function finishDocument(generated: Doc, area: ApiArea): Doc {
+export function finishDocument(generated: Doc, area: ApiArea, options: RequestRuleOptions): Doc {
   const doc: Doc = structuredClone(generated);
   doc.components ??= {};
   doc.components.schemas = {
@@ -223,7 +165,7 @@ export function finishDocument(generated: Doc, area: ApiArea): Doc {
   };
   doc.components.responses = errorResponses();
   if (area === 'partner') doc.security = [Object.fromEntries(Object.keys(doc.components.securitySchemes ?? {}).map((name) => [name, []]))];
-  finishOperations(doc, area);
+  finishOperations(doc, area, options);
   doc.webhooks = webhooksSection(area);
   nameSchemas(doc);
   return doc;

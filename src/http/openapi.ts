@@ -6,6 +6,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { type ApiArea, finishDocument } from './openapi-document.js';
+import type { UrlPolicyMode } from '../webhooks/url-policy.js';
 
 /** What a document says about its area. */
 export interface OpenApiDocOptions {
@@ -18,6 +19,8 @@ export interface OpenApiDocOptions {
   securitySchemes?: Record<string, Record<string, unknown>>;
   /** Which API the document describes; it decides error bodies, operationIds and the webhooks section. */
   area: ApiArea;
+  /** The webhook URLs the engine accepts (`dev` allows http); the document states the rule as applied. */
+  webhookUrlPolicy: UrlPolicyMode;
 }
 
 /**
@@ -34,7 +37,8 @@ export const registerOpenApi = async (scope: FastifyInstance, doc: OpenApiDocOpt
       components: { securitySchemes: securitySchemes as never },
       security: Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
     },
-    transformObject: (document) => ('openapiObject' in document ? finishDocument(document.openapiObject, doc.area) : document.swaggerObject),
+    transformObject: (document) =>
+      'openapiObject' in document ? finishDocument(document.openapiObject, doc.area, { webhookUrlPolicy: doc.webhookUrlPolicy }) : document.swaggerObject,
   });
   // The generated document is cached after the first call, so serving it costs nothing per request.
   scope.get('/openapi.json', { schema: { hide: true }, config: { skipAuth: true } }, async () => scope.swagger());

@@ -27,6 +27,8 @@ export const partnerApiPlugin: FastifyPluginAsync<RouteContext> = async (app, op
   const ctx = routeContextOf(options);
   usePartnerAuth(app, ctx.engine);
   await registerOpenApi(app, {
+    // Engines stubbed in tests may not say; the strict rule is the production one.
+    webhookUrlPolicy: ctx.engine.webhookUrlPolicy ?? 'strict',
     area: 'partner',
     title: 'svc Partner API',
     version: '1.0.0',

@@ -33,6 +33,8 @@ export const publicApiPlugin: FastifyPluginAsync<PublicApiOptions> = async (app,
   const ctx = routeContextOf(options);
   useBearerAuth(app, ctx.engine);
   await registerOpenApi(app, {
+    // Engines stubbed in tests may not say; the strict rule is the production one.
+    webhookUrlPolicy: ctx.engine.webhookUrlPolicy ?? 'strict',
     area: 'public',
     title: 'svc Public API',
     version: '1.3.0',

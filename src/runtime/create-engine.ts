@@ -120,6 +120,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
   return {
     context: ctx,
     clock,
+    webhookUrlPolicy: ctx.config.dev ? 'dev' : 'strict',
     authenticate: (token) => authenticateToken(stores.workspaces, token),
     ensureLocalWorkspace: () => ensureLocalWorkspace(ctx),
     workspace,

@@ -188,6 +188,7 @@ export function createFakeEngine(): FakeEngine {
 
   return {
     clock: new FakeClock(),
+    webhookUrlPolicy: 'strict',
     log,
     files,
     lifecycle,

@@ -94,11 +94,33 @@ export const partnerEventSchema = object(
   {
     event_type: str,
     occurred_at: { type: 'string', format: 'date-time' },
-    data: { type: 'object', description: 'The event\'s facts, e.g. workspace_id, phone, quota_total', additionalProperties: true },
+    data: { type: 'object', description: 'The event\'s facts, always with workspace_id; `{}` on samples (`test: true`)', additionalProperties: true },
     ...testFlag,
   },
   ['test'],
 );
+
+const int = { type: 'integer' } as const;
+const isoTime = { type: 'string', format: 'date-time' } as const;
+// engine/accounts.ts: an account connected without a partner user (e.g. by the sim) has no user_id.
+const userId = { type: ['integer', 'null'], description: 'The partner user of the account; null when it was connected without one' } as const;
+const quotaData = object('PartnerQuotaData', { workspace_id: int, quota_total: int, quota_used: int, period_start: isoTime });
+
+/** The `data` of each partner event, as engine/accounts.ts, partners.ts and partner-alerts.ts emit it. */
+export const PARTNER_EVENT_DATA: Record<string, JsonSchema> = {
+  'messenger_account:connected': object('PartnerAccountConnectedData', { workspace_id: int, user_id: userId, phone: str, connected_at: isoTime }),
+  'messenger_account:disconnected': object('PartnerAccountDisconnectedData', { workspace_id: int, user_id: userId, phone: str, disconnected_at: isoTime }),
+  'api-token:rotated': object('PartnerTokenRotatedData', { workspace_id: int, rotated_at: isoTime }),
+  'workspace:quota_near_full': quotaData,
+  'workspace:quota_full': quotaData,
+  'workspace:seats_full': object('PartnerSeatsFullData', { workspace_id: int, seats_purchased: int, seats_used: int }),
+};
+
+/** The body of one partner event: its `event_type`, and its `data` unless it is a sample (`test: true`). */
+export const partnerEventSchemaOf = (event: string): JsonSchema => ({
+  allOf: [partnerEventSchema, { properties: { event_type: { enum: [event] } } }],
+  anyOf: [{ properties: { data: PARTNER_EVENT_DATA[event] } }, { required: ['test'] }],
+});
 
 /** The schema of an event type's body. */
 export function workspaceEventSchema(eventType: string): JsonSchema {
