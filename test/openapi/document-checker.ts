@@ -25,8 +25,12 @@ export class DocumentChecker {
     }));
   }
 
-  /** Problems with one answer, empty when it matches the document. `path` is relative to the document's server. */
-  check(method: string, path: string, status: number, body: string, contentType: string): string[] {
+  /**
+   * Problems with one answer, empty when it matches the document: the path, method and status are documented,
+   * the headers the document marks required are present, and a JSON body matches its schema (an answer the
+   * document gives no body must have none). `path` is relative to the document's server.
+   */
+  check(method: string, path: string, status: number, body: string, contentType: string, headers: Record<string, string> = {}): string[] {
     const bare = path.split('?')[0]!;
     // A literal segment wins over a template one (/webhooks/trigger over /webhooks/{id}).
     const matches = this.paths.filter((p) => p.pattern.test(bare)).sort((a, b) => a.template.split('{').length - b.template.split('{').length);
@@ -42,10 +46,12 @@ export class DocumentChecker {
       responsePointer = response.$ref.slice(2);
       response = responsePointer.split('/').reduce((node: Doc, key: string) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
     }
+    const missing = Object.entries<Doc>(response.headers ?? {}).filter(([name, h]) => h.required === true && headers[name.toLowerCase()] === undefined);
+    if (missing.length > 0) return [`${what}: documented header(s) missing: ${missing.map(([name]) => name).join(', ')}`];
+    const documented = Object.keys(response.content ?? {});
+    if (documented.length === 0) return body === '' ? [] : [`${what}: a body the document does not describe: ${body.slice(0, 200)}`];
+    if (!documented.some((type) => contentType.startsWith(type))) return [`${what}: content-type "${contentType}", documented ${documented.join(', ')}`];
     if (!contentType.startsWith('application/json')) return [];
-    if (response.content?.['application/json']?.schema === undefined) {
-      return body === '' ? [] : [`${what}: a body the document does not describe: ${body.slice(0, 200)}`];
-    }
     const validate = this.ajv.getSchema(`${this.id}#/${responsePointer}/content/${pointer('application/json')}/schema`);
     if (validate === undefined) return [`${what}: schema not found`];
     if (validate(JSON.parse(body))) return [];

@@ -10,6 +10,8 @@ export interface RecordedResponse {
   path: string;
   status: number;
   contentType: string;
+  /** Response headers, names in lower case. */
+  headers: Record<string, string>;
   body: string;
 }
 
@@ -30,7 +32,9 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         const contentType = String(answer.headers['content-type'] ?? '');
         // Streams (text/event-stream) pass through unrecorded: only their status is of interest.
         const record = !contentType.startsWith('text/event-stream');
-        if (!record) recorded.push({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', status: answer.statusCode ?? 0, contentType, body: '' });
+        const headers = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name, String(value)]));
+        const entry = { method: incoming.method ?? 'GET', path: incoming.url ?? '/', status: answer.statusCode ?? 0, contentType, headers };
+        if (!record) recorded.push({ ...entry, body: '' });
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => {
           if (record) chunks.push(chunk);
@@ -38,7 +42,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         });
         answer.on('end', () => {
           if (record) {
-            recorded.push({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', status: answer.statusCode ?? 0, contentType, body: Buffer.concat(chunks).toString('utf8') });
+            recorded.push({ ...entry, body: Buffer.concat(chunks).toString('utf8') });
           }
           outgoing.end();
         });
