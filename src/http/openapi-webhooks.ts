@@ -1,7 +1,8 @@
 /**
  * The OpenAPI 3.1 `webhooks` section: one entry per event a subscription of the area can name, with the
- * body svc POSTs and the headers that sign it. Workspace events are signed as Standard Webhooks
- * (webhooks/signature.ts), partner events with a partner JWT (partner/partner-jwt.ts).
+ * body svc POSTs and the headers that sign it. Every delivery is signed as Standard Webhooks with the
+ * subscription's secret (webhooks/signature.ts); partner deliveries also carry the Partner ID and a JWT signed
+ * with the Partner Secret (partner/partner-jwt-sign.ts, added by workers/webhook-runner.ts).
  */
 import { PARTNER_EVENTS } from '../engine/events.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
@@ -52,7 +53,8 @@ export function webhooksSection(area: 'public' | 'partner'): Doc {
   } else {
     for (const event of PARTNER_EVENTS) {
       const summary = `The ${event} partner event, POSTed to each partner subscription of the type`;
-      section[event] = entry(eventOperationId('onPartner', event), summary, PARTNER_HEADERS, partnerEventSchemaOf(event));
+      const headers = [...STANDARD_WEBHOOK_HEADERS, ...PARTNER_HEADERS];
+      section[event] = entry(eventOperationId('onPartner', event), summary, headers, partnerEventSchemaOf(event));
     }
   }
   return section;

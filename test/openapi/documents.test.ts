@@ -1,7 +1,6 @@
 /** The served OpenAPI documents: valid for independent tools, and saying what the server really does. */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SvcClient } from '../../src/index.js';
 import { SCHEMA_EXAMPLES } from '../../src/http/openapi-examples.js';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { DocumentChecker } from './document-checker.js';
@@ -80,38 +79,13 @@ describe('OpenAPI documents', () => {
     expect(checked).toBeGreaterThanOrEqual(10);
   });
 
-  it('request rules in the document agree with what the server accepts', async () => {
-    const checker = new DocumentChecker(api, 'public-requests');
-    const body = '/paths/~1messages/post/requestBody/content/application~1json/schema';
-    const client = new SvcClient({ baseUrl: sandbox.apiUrl, token: sandbox.workspace.token });
-    await sandbox.connectAccount('+15550003001');
-    const samples: object[] = [
-      { phone: '+14155550123', text: 'Hi' },
-      { phone: ' +1 (415) 555-0124 ', text: 'Hi' },
-      { phone: 'call me', text: 'Hi' },
-      { phone: '+14155550125' },
-      { phone: '+14155550126', text: '' },
-      { phone: '+14155550127', text: 'x'.repeat(10_001) },
-      { phone: '+14155550128', text: 'x'.repeat(10_000) },
-      { phone: '+14155550129', file_uid: 'f', attachment_template_id: 1 },
-    ];
-    for (const sample of samples) {
-      const documented = checker.matches(body, sample).length === 0;
-      const accepted = await client.sendToPhone(sample as never).then(() => true, (error: { code: string }) => (error.code === 'validation_error' ? false : true));
-      expect(documented, JSON.stringify(sample).slice(0, 80)).toBe(accepted);
-    }
-    await client.close();
-    expect(api.paths['/webhooks'].post.requestBody.content['application/json'].schema.properties.url.pattern).toBeDefined();
-    expect(partner.paths['/workspaces/{id}/users/{user_id}/qr'].post.requestBody.required).toBe(false);
-    expect(api.paths['/webhooks/listen'].post.requestBody.required).toBe(false);
-    expect(api.paths['/webhooks/listen'].post.requestBody.content['application/json'].schema.additionalProperties).toBeUndefined();
-  });
-
   it('webhooks section: all 12 workspace and 6 partner events, signature headers, and real deliveries match it', async () => {
     expect(Object.keys(api.webhooks)).toHaveLength(12);
     expect(Object.keys(partner.webhooks)).toHaveLength(6);
     expect(api.webhooks['message:new'].post.parameters.map((p: { name: string }) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
-    expect(partner.webhooks['api-token:rotated'].post.parameters.map((p: { name: string }) => p.name)).toEqual(['X-SVC-Partner-Id', 'X-SVC-Signature']);
+    expect(partner.webhooks['api-token:rotated'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'webhook-id', 'webhook-timestamp', 'webhook-signature', 'X-SVC-Partner-Id', 'X-SVC-Signature',
+    ]);
     // Nullable fields say so: a received message has no responsible person and no reply_to.
     expect(api.components.schemas.WebhookChat.properties.responsible_email.type).toEqual(['string', 'null']);
 
