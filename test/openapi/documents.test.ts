@@ -44,10 +44,19 @@ describe('OpenAPI documents', () => {
   });
 
   it('every operation lists its error statuses, each with the error codes it carries and its headers', () => {
-    for (const [path, method, op] of operations(api).filter(([path]) => path.startsWith('/'))) {
-      expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '429', '500', '503']));
-      expect(Object.keys(op.responses).some((s) => /X$/.test(s)), `${method} ${path}`).toBe(false);
+    for (const doc of [api, partner]) {
+      for (const [path, method, op] of operations(doc).filter(([path]) => path.startsWith('/'))) {
+        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '429', '500', '503']));
+        expect(Object.keys(op.responses).some((s) => /X$/.test(s)), `${method} ${path}`).toBe(false);
+      }
     }
+    // 401: no body on /api (SPEC.md 5), a body naming the failed rule on /partner.
+    expect(api.paths['/chats'].get.responses['401'].content).toBeUndefined();
+    expect(partner.paths['/webhooks/listen/{id}/stream'].get.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PartnerAuthError' });
+    // 409 only where the engine can answer it: no default sender to fall back on applies to /messages alone.
+    expect(api.paths['/chats/{id}/messages'].post.responses).not.toHaveProperty('409');
+    expect(partner.paths['/workspaces/{id}/users/{user_id}/qr'].post.responses).not.toHaveProperty('409');
+    expect(api.components.responses.Unavailable.headers['Retry-After'].required).toBe(true);
     expect(api.components.responses.TooManyRequests.headers).toHaveProperty('Retry-After');
     expect(api.components.responses.TooManyRequests.headers).toHaveProperty('X-RateLimit-Remaining');
     const codesOf = (name: string) => api.components.responses[name].content['application/json'].schema.allOf[1].properties.error_code.enum;
@@ -64,7 +73,7 @@ describe('OpenAPI documents', () => {
   });
 
   it('named schemas with examples, and each example matches its schema', () => {
-    for (const name of ['Chat', 'Message', 'Webhook', 'SendResult', 'Error', 'MessengerAccount', 'MessageEvent']) {
+    for (const name of ['Chat', 'Message', 'Webhook', 'SendResult', 'Error', 'MessengerAccount', 'Workspace', 'File', 'MessageEvent', 'ChatEvent', 'AccountEvent']) {
       expect(api.components.schemas[name], name).toBeDefined();
     }
     expect(api.paths['/messages'].post.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: '#/components/schemas/SendResult' });
@@ -76,7 +85,7 @@ describe('OpenAPI documents', () => {
       expect(checker.matches(`/components/schemas/${name}`, example), name).toEqual([]);
       checked += 1;
     }
-    expect(checked).toBeGreaterThanOrEqual(10);
+    expect(checked).toBeGreaterThanOrEqual(20);
   });
 
   it('webhooks section: all 12 workspace and 6 partner events, signature headers, and real deliveries match it', async () => {
