@@ -114,7 +114,11 @@ function finishOperations(doc: Doc, area: ApiArea, options: RequestRuleOptions):
       for (const key of Object.keys(responses)) if (/^[45]XX$/i.test(key)) delete responses[key];
       if (base === 'streamListenSession') {
         responses['200'] = {
-          description: 'The event stream: `ready`, then `delivery` (signed, as a webhook would be), `heartbeat`, `closed`',
+          description:
+            'Server-Sent Events (webhooks/listen-feed.ts), each `event: <type>` with one JSON `data:` line: `ready` ' +
+            '{session_id, heartbeat_ms}; `delivery` {id, webhook_id, event_type, attempt, max_attempts, payload, headers} ' +
+            '(the signed body and its Standard Webhooks headers; post the local answer to /webhooks/listen/{id}/results ' +
+            'under `id`); `heartbeat` {}; `closed` {reason}',
           content: { 'text/event-stream': { schema: { type: 'string' } } },
         };
       }
