@@ -50,9 +50,13 @@ export function routeHint(routes: RouteLookup, method: string, path: string): st
   for (const [candidate, reasons] of tries) {
     const direct = candidate === path ? undefined : answer(candidate, reasons);
     if (direct !== undefined) return direct;
+    const home = AREAS.find((a) => under(candidate, a.prefix));
+    // Under no API: one is missing. Under the other API: a client pointed at the wrong one (`/partner/workspace`).
+    const rest = home === undefined ? (candidate === '/' ? '' : candidate) : candidate.slice(home.prefix.length);
     for (const area of AREAS) {
-      if (under(candidate, area.prefix)) continue;
-      const prefixed = answer(`${area.prefix}${candidate === '/' ? '' : candidate}`, [...reasons, `the ${area.name} is under ${area.prefix}`]);
+      if (area === home) continue;
+      const why = home === undefined ? `the ${area.name} is under ${area.prefix}` : `that is a ${area.name} path, under ${area.prefix}`;
+      const prefixed = answer(`${area.prefix}${rest}`, [...reasons, why]);
       if (prefixed !== undefined) return prefixed;
     }
   }

@@ -28,6 +28,8 @@ describe('route 404 hints', () => {
     ['GET', '/api//workspace', 'the path has an empty segment: GET /api/workspace'],
     ['GET', '/api/api/workspace', 'the path repeats /api (is it in the base URL twice?): GET /api/workspace'],
     ['GET', '/API/Workspace', 'paths are lower case: GET /api/workspace'],
+    ['GET', '/partner/workspace', 'that is a Public API path, under /api: GET /api/workspace'],
+    ['POST', '/api/workspaces', 'that is a Partner API path, under /partner: POST /partner/workspaces'],
   ] as const)('%s %s: %s', async (method, url, hint) => {
     const { status, body } = await miss(method, url);
     expect(status).toBe(404);
@@ -37,7 +39,7 @@ describe('route 404 hints', () => {
   it('a misspelt path under /api or /partner names the nearest route, with its methods and the OpenAPI document', async () => {
     expect((await miss('GET', '/api/chat/12')).body.hint).toBe('did you mean GET|PATCH /api/chats/{id}? (every Public API route is in GET /api/openapi.json)');
     expect((await miss('GET', '/api/webhook/3/deliveries')).body.hint).toMatch(/^did you mean GET \/api\/webhooks\/\{id\}\/deliveries\?/);
-    expect((await miss('GET', '/partner/workspace')).body.hint).toBe('did you mean POST /partner/workspaces? (every Partner API route is in GET /partner/openapi.json)');
+    expect((await miss('GET', '/partner/workspaces/x/user')).body.hint).toBe('did you mean GET|POST /partner/workspaces/{id}/users? (every Partner API route is in GET /partner/openapi.json)');
   });
 
   it('an unknown path under an API lists its resources and the OpenAPI document; elsewhere the hint names both APIs', async () => {
