@@ -7,7 +7,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SvcError } from '../engine/errors.js';
 import { sendUnknownLink } from './connect-pages.js';
-import { errorBody, redactUrl } from './errors.js';
+import { errorBody } from './errors.js';
+import { redactUrl } from './redact-url.js';
 import { type RouteLookup, routeHint } from './route-hints.js';
 
 interface KnownRoute {
