@@ -55,8 +55,8 @@ export function routeHint(routes: RouteLookup, method: string, path: string): st
     const rest = home === undefined ? (candidate === '/' ? '' : candidate) : candidate.slice(home.prefix.length);
     for (const area of AREAS) {
       if (area === home) continue;
-      const why = home === undefined ? `the ${area.name} is under ${area.prefix}` : `that is a ${area.name} path, under ${area.prefix}`;
-      const prefixed = answer(`${area.prefix}${rest}`, [...reasons, why]);
+      const slip = home === undefined ? `the ${area.name} is under ${area.prefix}` : `that is a ${area.name} path, under ${area.prefix}`;
+      const prefixed = answer(`${area.prefix}${rest}`, [...reasons, slip]);
       if (prefixed !== undefined) return prefixed;
     }
   }
