@@ -48,6 +48,8 @@ function defaultHint(code: ErrorCode, target: string | undefined): string {
     case 'conflict':
     case 'seats_full':
       return 'the current state does not allow this; inspect it and retry';
+    case 'gone':
+      return 'it expired or was replaced; ask for a new one';
     case 'payload_too_large':
       return 'send a smaller file or request';
     case 'storage_quota_exceeded':

@@ -46,6 +46,8 @@ export type InterruptSignal = 'SIGINT' | 'SIGTERM';
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** stderr for many lines (`svc serve`'s request log): must not block; defaults to `stderr`. */
+  logLines?: (text: string) => void;
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
   /** Defaults to `stdoutIsTTY`; the send spinner shows only when stderr is a terminal. */

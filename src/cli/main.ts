@@ -3,6 +3,7 @@ import { createClient } from '../client/create-client.js';
 import { completeWords } from './completion.js';
 import { CliContext } from './context.js';
 import { EXIT, redact, reportError } from './errors.js';
+import { fdLineWriter } from './fd-line-writer.js';
 import type { CliIo, PromptQuestion, ResolvedIo } from './io.js';
 import { buildProgram } from './program.js';
 
@@ -24,6 +25,7 @@ function resolveIo(io: CliIo): ResolvedIo {
   const given = Object.fromEntries(Object.entries(io).filter(([, value]) => value !== undefined)) as CliIo;
   return {
     stderrIsTTY: io.stdoutIsTTY,
+    logLines: io.stderr,
     prompt: inquirerPrompt,
     createClient,
     createPartnerClient: async (config) => (await import('../client/partner-client.js')).createPartnerClient(config),
@@ -46,6 +48,7 @@ export function processIo(overrides: Partial<CliIo> = {}): CliIo {
   return {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
+    logLines: fdLineWriter(process.stderr.fd),
     stdinIsTTY: process.stdin.isTTY === true,
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,

@@ -8,6 +8,7 @@ import { SvcError, isErrorCode } from '../engine/errors.js';
 import type { SimClient, SvcClient } from './client.js';
 import { httpWebhooksClient } from './webhooks-clients.js';
 import { createHttpListenClient } from './http-listen.js';
+import { routeMissHint, withAreaPath } from './base-url.js';
 
 /** Options of `createHttpClient`. */
 export interface HttpClientOptions {
@@ -131,19 +132,6 @@ const displayUrl = (url: URL): string => {
   return clean.href.replace(/\/+$/, '');
 };
 
-/**
- * The server root (`http://host:8080`, what `svc serve` prints first) stands for its Public API: a base URL
- * without a path gets `area` appended. Any other path is taken as given (a proxy may mount svc elsewhere).
- */
-export const withAreaPath = (baseUrl: string, area: '/api' | '/partner'): string => {
-  const trimmed = baseUrl.replace(/\/+$/, '');
-  try {
-    return new URL(trimmed).pathname === '/' ? `${trimmed}${area}` : trimmed;
-  } catch {
-    return trimmed;
-  }
-};
-
 /** Turns an HTTP answer into the envelope's `data`, or throws the SvcError it stands for. */
 const unwrap = <T>(status: number, headers: Record<string, unknown>, text: string, what: string, target: string): T => {
   if (status === 401) {
@@ -156,10 +144,11 @@ const unwrap = <T>(status: number, headers: Record<string, unknown>, text: strin
   if (isRecord(body) && body.status === 'error' && isErrorCode(body.error_code)) {
     const message = typeof body.message === 'string' ? body.message : `${what} failed`;
     const retryAfter = headers['retry-after'];
+    const serverHint = typeof body.hint === 'string' ? body.hint : undefined;
     const hint =
       body.error_code === 'rate_limit_exceeded' && retryAfter !== undefined
         ? `retry in ${String(retryAfter)} s`
-        : typeof body.hint === 'string' ? body.hint : undefined;
+        : (routeMissHint({ error_code: body.error_code, message, hint: serverHint }, target, '/api') ?? serverHint);
     throw new SvcError(body.error_code, message, hint === undefined ? {} : { hint });
   }
   throw unexpectedStatus(status, what, target);

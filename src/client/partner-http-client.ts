@@ -7,7 +7,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import { systemClock, type Clock } from '../engine/clock.js';
 import { SvcError, isErrorCode } from '../engine/errors.js';
 import { signPartnerJwt } from '../partner/partner-jwt-sign.js';
-import { withAreaPath } from './http-client.js';
+import { routeMissHint, withAreaPath } from './base-url.js';
 import type { PartnerClient } from './partner-client.js';
 import { createHttpListenClient } from './http-listen.js';
 import { httpWebhooksClient } from './webhooks-clients.js';
@@ -97,10 +97,11 @@ function unwrap<T>(status: number, text: string, what: string, target: string): 
   if (status >= 200 && status < 300 && record['status'] === 'ok' && 'data' in record) return record['data'] as T;
   if (record['status'] === 'error' && isErrorCode(record['error_code'])) {
     const message = typeof record['message'] === 'string' ? record['message'] : `${what} failed`;
+    const serverHint = typeof record['hint'] === 'string' ? record['hint'] : undefined;
     const hint =
       record['error_code'] === 'unauthorized'
         ? 'check the Partner ID and Secret (SVC_PARTNER_ID, SVC_PARTNER_SECRET or `svc login --partner`) and this machine\'s clock'
-        : typeof record['hint'] === 'string' ? record['hint'] : undefined;
+        : (routeMissHint({ error_code: record['error_code'], message, hint: serverHint }, target, '/partner') ?? serverHint);
     throw new SvcError(record['error_code'], message, hint === undefined ? {} : { hint });
   }
   throw new SvcError(status === 404 ? 'not_found' : 'internal_error', `${what}: unexpected answer from ${target} (HTTP ${status})`, {

@@ -4,11 +4,11 @@
  * link code is the credential. Rendering and the feed live in src/partner; this file only wires HTTP.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { notFound } from '../engine/errors.js';
 import { startConnectFeed } from '../partner/connect-feed.js';
 import { connectPageHeaders, connectPageMode, generateCspNonce, renderConnectPage, renderQrSvg } from '../partner/connect-page.js';
 import { connectPath, pairingPayload, qrLinkState } from '../partner/pairing.js';
 import { prefersHtml } from './accept.js';
+import { goneLinkError, sendUnknownLink } from './connect-pages.js';
 import { EVENT_STREAM_HEADERS, type RouteContext } from './route-context.js';
 import { STREAMS_PER_LINK, clientStreamKey } from './stream-limits.js';
 
@@ -21,12 +21,6 @@ const codeParams = {
 interface CodeParams {
   code: string;
 }
-
-const UNKNOWN_LINK_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><h1>This connection link does not work</h1>
-<p>It may have been copied incompletely, or it was never issued. Open the whole link again, or ask whoever sent it
-for a new one.</p></body></html>`;
 
 /** Mounted at `/connect`. */
 export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => {
@@ -45,14 +39,12 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
     async (request, reply) => {
       const { code } = request.params;
       const snapshot = request.validationError === undefined ? engine.connect.snapshot(code) : null;
-      if (snapshot === null) {
-        // People open these links: a browser gets a page that says what happened, an API client the error body.
-        if (!prefersHtml(request)) throw notFound('connection link', 'ask for a new link');
-        return reply.code(404).headers(connectPageHeaders({ mode: 'standalone' })).send(UNKNOWN_LINK_PAGE);
-      }
+      // People open these links: a browser gets a page that says what happened, an API client the error body.
+      if (snapshot === null) return sendUnknownLink(request, reply);
+      const state = qrLinkState(snapshot.link, engine.clock.now());
+      if ((state === 'expired' || state === 'revoked') && !prefersHtml(request)) throw goneLinkError(state);
       const mode = connectPageMode(request.query.display_mode);
       const nonce = generateCspNonce();
-      const state = qrLinkState(snapshot.link, engine.clock.now());
       const payload = state === 'waiting' ? pairingPayload(code, engine.clock.now()) : null;
       const html = renderConnectPage({
         code,
@@ -76,7 +68,7 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
     { schema: { hide: true, params: codeParams } },
     (request, reply) => {
       const { code } = request.params;
-      if (engine.connect.snapshot(code) === null) throw notFound('connection link');
+      if (engine.connect.snapshot(code) === null) return sendUnknownLink(request, reply);
       const release = ctx.streams.open([
         clientStreamKey(request.ip),
         { key: `link:${code}`, cap: STREAMS_PER_LINK, what: 'on this connection link' },

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { SvcError, fromStorageError, isSvcError } from '../engine/errors.js';
+import { redactUrl } from './redact-url.js';
 
 /** The error body of SPEC.md 2.3 with DESIGN.md's `error_code`. */
 export interface ErrorBody {
@@ -78,10 +79,3 @@ export const buildErrorHandler =
     onInternalError?.(error, { method: request.method, url: redactUrl(request.url) });
     return reply.code(500).send(errorBody(new SvcError('internal_error', 'Internal server error')));
   };
-
-/**
- * Removes what carries a credential before a URL is logged: query values of pre-signed download signatures
- * (and tokens pasted into a query), and the code of a QR connection link, which alone connects an account.
- */
-export const redactUrl = (url: string): string =>
-  url.replace(/([?&](?:signature|token)=)[^&]*/gi, '$1[redacted]').replace(/^(\/connect\/)[^/?#]+/i, '$1[redacted]');

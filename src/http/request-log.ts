@@ -4,7 +4,7 @@
  * Lines are gathered and written once per event-loop turn, so a busy server makes one write, not thousands.
  */
 import type { FastifyInstance } from 'fastify';
-import { redactUrl } from './errors.js';
+import { redactUrl } from './redact-url.js';
 
 export type RequestLogFormat = 'text' | 'json';
 

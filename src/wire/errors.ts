@@ -10,6 +10,7 @@ export const ERROR_CATALOGUE = {
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict' },
+  gone: { status: 410, title: 'No longer available' },
   seats_full: { status: 409, title: 'No free seats' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   storage_quota_exceeded: { status: 413, title: 'Workspace storage quota reached' },

@@ -96,9 +96,12 @@ describe('partner QR links, scan and disconnect', () => {
     expect(fx.engine.connect.snapshot(codeFromQrLink(first)!)?.link.revoked_at).toBe(fx.clock.now());
     expect(() => fx.engine.connect.scan({ qr_link: first, phone: '+15550002002' })).toThrow(/revoked/);
     expect(fx.engine.connect.scan({ qr_link: second, phone: '+15550002002' })).toMatchObject({ status: 'connected', user_id: userIds[0] });
-    const page = await fx.app.inject({ method: 'GET', url: new URL(first).pathname });
+    const page = await fx.app.inject({ method: 'GET', url: new URL(first).pathname, headers: { accept: 'text/html' } });
     expect(page.statusCode).toBe(410);
     expect(page.body).toContain('data-state="revoked"');
+    const api = await fx.app.inject({ method: 'GET', url: new URL(first).pathname, headers: { accept: 'application/json' } });
+    expect(api.statusCode).toBe(410);
+    expect(api.json()).toMatchObject({ status: 'error', error_code: 'gone', message: 'connection link revoked' });
   });
 
   it('sim scan: connects the account and emits the workspace and the partner event; an expired link is refused', async () => {

@@ -51,7 +51,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ...(sendLeaseMs === undefined ? {} : { sendLeaseMs }),
         ...smtp,
         metrics: opts.metrics,
-        ...(opts.logFormat === 'none' ? {} : { requestLog: { format: opts.logFormat, write: (chunk: string) => ctx.io.stderr(chunk) } }),
+        ...(opts.logFormat === 'none' ? {} : { requestLog: { format: opts.logFormat, write: (chunk: string) => ctx.io.logLines(chunk) } }),
         log,
       });
       // Subscribe before announcing, so a signal sent right after the line is seen is never missed.
