@@ -62,6 +62,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     dataDir: opts.dataDir,
     dev: opts.dev,
     checkIntegrity: true,
+    backgroundCheckpoints: true,
     busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
     ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
     ...(opts.webhookRetryDelaysMs === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelaysMs }),

@@ -53,6 +53,8 @@ export interface EngineParts {
   ownerMailer?: OwnerMailerOptions;
   /** Receives what the engine reports as it works (svc serve's Prometheus metrics). */
   metrics?: EngineMetrics;
+  /** Runs on close, after the workers stopped and before the database closes (svc serve's checkpoint thread). */
+  beforeDbClose?: () => Promise<void>;
 }
 
 /** Builds an engine from its parts. The caller owns the lifecycle: `workers.start()` and `close()`. */
@@ -147,6 +149,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
       closed = true;
       await workers.stop();
       await ctx.network.stop();
+      await parts.beforeDbClose?.();
       parts.db.close();
     },
   };

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { checkpointInBackground } from '../store/background-checkpoint.js';
 import { checkIntegrity, openDatabase } from '../store/database.js';
 import type { Clock, Random } from '../engine/clock.js';
 import type { Logger } from '../engine/context.js';
@@ -30,6 +31,8 @@ export interface OpenEngineOptions {
   busyTimeoutMs?: number;
   /** Receives what the engine reports (svc serve's Prometheus metrics). */
   metrics?: EngineMetrics;
+  /** Checkpoint the WAL on a thread of its own rather than inside commits (svc serve: a long-lived writer). */
+  backgroundCheckpoints?: boolean;
 }
 
 /** The default data directory: `SVC_HOME`, else `~/.local/share/svc`. */
@@ -50,8 +53,10 @@ export function openEngine(options: OpenEngineOptions): Engine {
       throw error;
     }
   }
+  const checkpoints = options.backgroundCheckpoints === true && !db.readonly ? checkpointInBackground(db, path) : undefined;
   return createEngine({
     db,
+    ...(checkpoints === undefined ? {} : { beforeDbClose: checkpoints.stop }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),

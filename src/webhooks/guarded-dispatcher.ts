@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { buildConnector, type Dispatcher } from 'undici';
+import { OriginPools } from './origin-pools.js';
 import { isPublicAddress, stripDecorations } from './ip-address.js';
 import type { UrlPolicyMode } from './url-policy.js';
 
@@ -34,12 +35,12 @@ export interface GuardedDispatcherOptions {
 }
 
 /**
- * An undici Agent whose every new connection resolves the host once, refuses it unless ALL its addresses
+ * Keep-alive pools per origin (origin-pools.ts) whose every new connection resolves the host once, refuses it unless ALL its addresses
  * are allowed, and then dials the checked address itself. Checking and dialling the same lookup result is
  * what defeats DNS rebinding: there is no second lookup an attacker could answer differently. TLS still
  * verifies the certificate against the original host name (sent as SNI).
  */
-export function createGuardedDispatcher(options: GuardedDispatcherOptions = {}): Agent {
+export function createGuardedDispatcher(options: GuardedDispatcherOptions = {}): OriginPools {
   const resolveHost = options.resolveHost ?? systemResolveHost;
   const isAllowed = options.isAllowedAddress ?? isPublicAddress;
   const base = buildConnector(options.connect ?? {});
@@ -73,14 +74,14 @@ export function createGuardedDispatcher(options: GuardedDispatcherOptions = {}):
       },
     );
   };
-  return new Agent({ connect });
+  return new OriginPools({ connect });
 }
 
 /**
- * The dispatcher webhook deliveries use: guarded in strict mode, a plain Agent in dev mode (where
- * private addresses are allowed on purpose). undici's Agent never follows redirects by itself.
+ * The dispatcher webhook deliveries use: guarded in strict mode, plain pools in dev mode (where private
+ * addresses are allowed on purpose). undici never follows redirects by itself.
  */
 export function createWebhookDispatcher(mode: UrlPolicyMode, options: GuardedDispatcherOptions = {}): Dispatcher {
   if (mode === 'strict') return createGuardedDispatcher(options);
-  return new Agent(options.connect === undefined ? {} : { connect: options.connect });
+  return new OriginPools(options.connect === undefined ? {} : { connect: options.connect });
 }

@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { request, type Dispatcher } from 'undici';
+import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import { describeError, WEBHOOK_TIMEOUT_MS, type SendOutcome } from './send-outcome.js';
 import type { SendFn } from './delivery-worker.js';
 
 export { describeError, WEBHOOK_TIMEOUT_MS, type SendOutcome };
 
-/** Receivers' bodies are never used; reading a little lets keep-alive work for small answers. */
+/** How much of a receiver's answer is read before the connection is dropped. */
 export const RESPONSE_BODY_CAP_BYTES = 4096;
 
 export interface SendWebhookInput {
@@ -24,60 +24,76 @@ export interface SendWebhookInput {
 /**
  * POSTs one webhook. Never throws: every failure (non-2xx, redirect, timeout, network error) becomes an
  * outcome with `ok: false` and a human-readable `error`, which is what the retry logic and the attempt
- * log need.
+ * log need. It talks to the dispatcher's handler interface directly: `request()` would build an
+ * AbortController, a body stream and an async iterator per POST, which measured about a third more CPU per
+ * delivery than the whole of this.
  */
-export async function sendWebhook(input: SendWebhookInput): Promise<SendOutcome> {
+export function sendWebhook(input: SendWebhookInput): Promise<SendOutcome> {
   const now = input.now ?? (() => performance.now());
   const timeoutMs = input.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const started = now();
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-  }, timeoutMs);
-  const finish = (statusCode: number | null, error: string | null): SendOutcome => ({
-    ok: error === null,
-    statusCode,
-    durationMs: Math.max(0, Math.round(now() - started)),
-    error,
+  return new Promise<SendOutcome>((resolve) => {
+    let statusCode: number | null = null;
+    let location: string | undefined;
+    let received = 0;
+    let settled = false;
+    let abort: ((reason: Error) => void) | undefined;
+    const finish = (error: string | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ok: error === null, statusCode, durationMs: Math.max(0, Math.round(now() - started)), error });
+    };
+    // One deadline for connecting, the response headers and the (capped) body together.
+    const timer = setTimeout(() => {
+      finish(`timed out after ${timeoutMs} ms`);
+      abort?.(new Error(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const answered = (): string | null => {
+      const status = statusCode as number;
+      if (status >= 200 && status < 300) return null;
+      if (status >= 300 && status < 400) return location ? `redirect to ${location} not followed` : `redirect (${status}) not followed`;
+      return `receiver answered ${status}`;
+    };
+    try {
+      const url = new URL(input.url);
+      (input.dispatcher ?? getGlobalDispatcher()).dispatch(
+        {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers: { ...input.headers, 'content-type': 'application/json' },
+          body: input.body,
+        },
+        {
+          onRequestStart(controller) {
+            if (settled) controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+            else abort = (reason) => controller.abort(reason);
+          },
+          onResponseStart(_controller, status, headers) {
+            statusCode = status;
+            location = headerValue(headers['location']);
+          },
+          // Receivers' bodies are never used: a little is read so keep-alive works for small answers, and a
+          // receiver streaming a huge body is cut off at the cap (its connection is dropped).
+          onResponseData(controller, chunk) {
+            received += chunk.length;
+            if (received < RESPONSE_BODY_CAP_BYTES) return;
+            finish(answered());
+            controller.abort(new Error('response body over the cap'));
+          },
+          onResponseEnd() {
+            finish(answered());
+          },
+          onResponseError(_controller, error) {
+            finish(describeError(error));
+          },
+        },
+      );
+    } catch (error) {
+      finish(describeError(error));
+    }
   });
-
-  let statusCode: number | null = null;
-  try {
-    const response = await request(input.url, {
-      method: 'POST',
-      headers: { ...input.headers, 'content-type': 'application/json' },
-      body: input.body,
-      signal: controller.signal,
-      ...(input.dispatcher === undefined ? {} : { dispatcher: input.dispatcher }),
-    });
-    statusCode = response.statusCode;
-    await readCapped(response.body);
-    if (statusCode >= 200 && statusCode < 300) return finish(statusCode, null);
-    if (statusCode >= 300 && statusCode < 400) {
-      const location = headerValue(response.headers['location']);
-      return finish(statusCode, location ? `redirect to ${location} not followed` : `redirect (${statusCode}) not followed`);
-    }
-    return finish(statusCode, `receiver answered ${statusCode}`);
-  } catch (error) {
-    if (timedOut) return finish(statusCode, `timed out after ${timeoutMs} ms`);
-    return finish(statusCode, describeError(error));
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Reads at most the cap, then drops the rest, so a receiver streaming a huge body cannot tie us up. */
-async function readCapped(body: Dispatcher.ResponseData['body']): Promise<void> {
-  let received = 0;
-  for await (const chunk of body) {
-    received += (chunk as Buffer).length;
-    if (received >= RESPONSE_BODY_CAP_BYTES) {
-      body.destroy();
-      return;
-    }
-  }
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -26,7 +26,7 @@ describe('migration 7 (partner listen sessions)', () => {
     old.close();
 
     const db = openDatabase(path);
-    expect(schemaVersion(db)).toBe(7);
+    expect(schemaVersion(db)).toBe(MIGRATIONS.at(-1)?.version);
     const raw = db as unknown as Database.Database;
     expect(count(raw, 'SELECT COUNT(*) AS n FROM listen_sessions')).toBe(0);
     expect(count(raw, 'SELECT COUNT(*) AS n FROM webhook_subscriptions')).toBe(1);

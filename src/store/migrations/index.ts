@@ -5,6 +5,7 @@ import { DELIVERY_INDEXES_SCHEMA } from './004-delivery-indexes.js';
 import { OWNER_MAIL_SCHEMA } from './005-owner-mail.js';
 import { LIMITS_SCHEMA } from './006-limits.js';
 import { PARTNER_LISTEN_SCHEMA } from './007-partner-listen.js';
+import { DELIVERY_INDEX_TRIM_SCHEMA } from './008-delivery-index-trim.js';
 
 export interface Migration {
   version: number;
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'owner-mail', sql: OWNER_MAIL_SCHEMA },
   { version: 6, name: 'limits', sql: LIMITS_SCHEMA },
   { version: 7, name: 'partner-listen', sql: PARTNER_LISTEN_SCHEMA },
+  { version: 8, name: 'delivery-index-trim', sql: DELIVERY_INDEX_TRIM_SCHEMA },
 ];

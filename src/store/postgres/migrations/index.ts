@@ -6,6 +6,7 @@ import { DELIVERY_INDEXES_SCHEMA_PG } from './004-delivery-indexes.js';
 import { OWNER_MAIL_SCHEMA_PG } from './005-owner-mail.js';
 import { LIMITS_SCHEMA_PG } from './006-limits.js';
 import { PARTNER_LISTEN_SCHEMA_PG } from './007-partner-listen.js';
+import { DELIVERY_INDEX_TRIM_SCHEMA_PG } from './008-delivery-index-trim.js';
 
 /** PostgreSQL's migrations: forward-only, the same version numbers and names as SQLite's (src/store/migrations). */
 export const PG_MIGRATIONS: readonly Migration[] = [
@@ -16,4 +17,5 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'owner-mail', sql: OWNER_MAIL_SCHEMA_PG },
   { version: 6, name: 'limits', sql: LIMITS_SCHEMA_PG },
   { version: 7, name: 'partner-listen', sql: PARTNER_LISTEN_SCHEMA_PG },
+  { version: 8, name: 'delivery-index-trim', sql: DELIVERY_INDEX_TRIM_SCHEMA_PG },
 ];

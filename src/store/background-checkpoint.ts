@@ -1,0 +1,55 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Db } from './database.js';
+
+/** How often the background thread copies the WAL back into the database file. */
+export const CHECKPOINT_INTERVAL_MS = 100;
+
+// The thread's whole program. It runs PASSIVE checkpoints only: they never take the write lock and never
+// wait, so the server's writers are not held up. A RESTART or TRUNCATE would block them.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { fileMustExist: true });
+const timer = setInterval(() => {
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: the next tick tries again */ }
+}, workerData.intervalMs);
+parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
+`;
+
+/** A running background checkpointer; `stop` hands checkpointing back to the connection. */
+export interface BackgroundCheckpoints {
+  stop(): Promise<void>;
+}
+
+/**
+ * Moves WAL checkpoints of `db` (the file at `path`) off the event loop. By default SQLite checkpoints inside
+ * whichever commit crosses 1000 WAL pages, and a checkpoint writes those pages into the database file and
+ * fsyncs it: in a busy server that is one commit in a hundred stalling every request and delivery for
+ * milliseconds. Here the connection's automatic checkpoints are turned off and a thread of its own, on a
+ * connection of its own, checkpoints every `intervalMs`; the WAL restarts from its beginning once it is
+ * fully copied, so it stays small. Should the thread fail, the connection checkpoints by itself again.
+ */
+export function checkpointInBackground(db: Db, path: string, intervalMs = CHECKPOINT_INTERVAL_MS): BackgroundCheckpoints {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path, intervalMs } });
+  worker.unref();
+  const automatic = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+  db.pragma('wal_autocheckpoint = 0');
+  const restore = () => {
+    if (db.open) db.pragma(`wal_autocheckpoint = ${automatic}`);
+  };
+  const exited = new Promise<void>((resolve) => {
+    worker.once('error', restore);
+    worker.once('exit', () => {
+      restore();
+      resolve();
+    });
+  });
+  return {
+    stop: async () => {
+      worker.postMessage('stop');
+      await exited;
+    },
+  };
+}
