@@ -31,8 +31,8 @@ const sections = {
   webhooks: {
     run: () => measureWebhooks(svc, { seconds }),
     rows: (w) => [
-      [`webhook POSTs, plain undici loop (${w.in_flight} in flight, own process)`, `${w.plain_undici_posts_per_second} req/s`, '', ''],
-      [`webhook deliveries, svc serve draining its outbox (${w.in_flight} in flight)`, `${w.svc_deliveries_per_second} deliveries/s (${w.ratio}x plain)`, '', ''],
+      [`webhook POSTs, plain undici loop (${w.in_flight} in flight, own process; median of ${w.rounds.length} rounds)`, `${w.plain_undici_posts_per_second} req/s`, `rounds: ${w.rounds.map((r) => r.plain_per_second).join(', ')}`, ''],
+      [`webhook deliveries, svc serve draining its outbox (${w.in_flight} in flight; median of ${w.rounds.length} rounds)`, `${w.svc_deliveries_per_second} deliveries/s (${w.ratio}x plain, median ratio)`, `rounds: ${w.rounds.map((r) => `${r.svc_per_second} (${r.ratio}x)`).join(', ')}`, ''],
       [`mixed load ${w.mixed_load.achieved_per_second} req/s, 4 workspaces: send -> first webhook`, `${w.mixed_load.send_to_webhook_ms.count} of ${w.mixed_load.send_to_webhook_ms.of} arrived, ${w.mixed_load.deliveries_queued_when_load_stopped} deliveries queued at stop`, `p50 ${w.mixed_load.send_to_webhook_ms.p50} ms, p99 ${w.mixed_load.send_to_webhook_ms.p99} ms`, ''],
       [`mixed load: incoming message -> webhook`, `${w.mixed_load.incoming_to_webhook_ms.count} of ${w.mixed_load.incoming_to_webhook_ms.of} arrived`, `p50 ${w.mixed_load.incoming_to_webhook_ms.p50} ms, p99 ${w.mixed_load.incoming_to_webhook_ms.p99} ms`, ''],
     ],

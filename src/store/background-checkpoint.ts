@@ -48,6 +48,9 @@ export function checkpointInBackground(db: Db, path: string, intervalMs = CHECKP
   });
   return {
     stop: async () => {
+      // Held by the event loop while it finishes (unref'd, a process with nothing else to do would exit
+      // before the thread's 'exit' event, leaving this promise unsettled).
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },

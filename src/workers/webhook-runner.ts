@@ -31,18 +31,18 @@ export interface WebhookRunnerOptions {
 export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOptions = {}): JobRunner & { worker: DeliveryWorker } {
   const mode = ctx.config.dev ? 'dev' : 'strict';
   let dispatcher: Dispatcher | undefined;
-  const send: SendFn =
-    options.send ??
-    (async (request) => {
-      // Loaded and created on first use: an engine that never delivers (a CLI command, an admin command)
-      // neither loads undici nor opens a connection pool.
-      const [{ createWebhookDispatcher }, { httpSend }] = await Promise.all([
-        import('../webhooks/guarded-dispatcher.js'),
-        import('../webhooks/http-sender.js'),
-      ]);
-      dispatcher ??= createWebhookDispatcher(mode, options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost });
-      return httpSend(dispatcher)(request);
-    });
+  let sender: Promise<SendFn> | undefined;
+  // Loaded and created on first use: an engine that never delivers (a CLI command, an admin command) neither
+  // loads undici nor opens a connection pool. Once only: even a cached import() costs a module-map lookup.
+  const loadSender = async (): Promise<SendFn> => {
+    const [{ createWebhookDispatcher }, { httpSend }] = await Promise.all([
+      import('../webhooks/guarded-dispatcher.js'),
+      import('../webhooks/http-sender.js'),
+    ]);
+    dispatcher = createWebhookDispatcher(mode, options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost });
+    return httpSend(dispatcher);
+  };
+  const send: SendFn = options.send ?? (async (request) => (await (sender ??= loadSender()))(request));
   const runtime = webhookRuntime(ctx);
   const worker = new DeliveryWorker({
     queue: runtime.queue,
@@ -89,6 +89,7 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
       await worker.stop();
       await dispatcher?.close();
       dispatcher = undefined;
+      sender = undefined;
     },
   };
 }
