@@ -1,7 +1,8 @@
 /**
  * One line per request on the server's stderr: method, path, status, duration. Paths are redacted first
  * (download signatures, tokens in a query, QR connection codes) and headers and bodies are never logged.
- * Lines are gathered and written once per event-loop turn, so a busy server makes one write, not thousands.
+ * Each line goes to `write` as it is made; batching belongs to the writer (svc serve's `fdLineWriter` joins
+ * whatever arrives while a write is under way).
  */
 import type { FastifyInstance } from 'fastify';
 import { redactUrl } from './redact-url.js';
@@ -16,12 +17,6 @@ export interface RequestLogOptions {
 
 export function useRequestLog(app: FastifyInstance, options: RequestLogOptions): void {
   const now = options.now ?? (() => new Date());
-  let pending: string[] = [];
-  const flush = () => {
-    const lines = pending;
-    pending = [];
-    options.write(lines.join(''));
-  };
   app.addHook('onResponse', (request, reply, done) => {
     const path = redactUrl(request.url);
     const ms = Math.round(reply.elapsedTime * 10) / 10;
@@ -30,13 +25,7 @@ export function useRequestLog(app: FastifyInstance, options: RequestLogOptions):
       options.format === 'json'
         ? JSON.stringify({ time, method: request.method, path, status: reply.statusCode, ms })
         : `${time} ${request.method} ${path} ${reply.statusCode} ${ms}ms`;
-    if (pending.length === 0) setImmediate(flush);
-    pending.push(`${line}\n`);
-    done();
-  });
-  // Whatever is still gathered when the server closes is written, not dropped.
-  app.addHook('onClose', (_app, done) => {
-    if (pending.length > 0) flush();
+    options.write(`${line}\n`);
     done();
   });
 }

@@ -15,7 +15,7 @@ function logged(format: RequestLogFormat) {
     requestLog: { format, write: (chunk) => chunks.push(chunk), now: () => new Date('2026-11-25T08:00:00.000Z') },
   });
   servers.push(app);
-  // Lines are written once per event-loop turn.
+  // Lines are written as each response finishes; one turn of the event loop lets the last one land.
   const lines = async () => {
     await new Promise((resolve) => setImmediate(resolve));
     return chunks.join('').split('\n').filter((line) => line !== '');
