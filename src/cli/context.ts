@@ -13,6 +13,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   token?: string;
   data?: string;
+  /** A PostgreSQL URL: the local engine's database instead of the data directory. */
+  database?: string;
   /** A workspace of the local engine, instead of a token. */
   workspace?: number;
   color?: boolean;
@@ -69,7 +71,7 @@ export class CliContext {
     if (this.configCache === undefined) {
       const g = this.globals;
       const resolved = resolveConfig(
-        { profile: g.profile, baseUrl: g.baseUrl, token: g.token, data: g.data },
+        { profile: g.profile, baseUrl: g.baseUrl, token: g.token, data: g.data, database: g.database },
         this.io.env,
         this.profiles,
       );

@@ -27,6 +27,16 @@ export function secondsListToMs(value: string): number[] {
 }
 
 /** Commander argument parser: an http(s) URL, kept as written. */
+/** A PostgreSQL connection URL (`postgres://` or `postgresql://`); svc's other store is a data directory. */
+export function postgresUrl(value: string): string {
+  if (!isPostgresUrl(value)) {
+    throw new InvalidArgumentError('expected a PostgreSQL URL such as postgres://svc@127.0.0.1:5432/svc (for SQLite, use --data DIR)');
+  }
+  return value;
+}
+
+export const isPostgresUrl = (value: string): boolean => /^postgres(ql)?:\/\/[^\s]+$/i.test(value);
+
 export function httpUrl(value: string): string {
   let url: URL;
   try {

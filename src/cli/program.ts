@@ -17,7 +17,7 @@ import { registerWorkspace } from './commands/workspace.js';
 import { COMPLETION_SHELLS, completionScript } from './completion.js';
 import type { CliContext } from './context.js';
 import { addHelpExamples } from './help-examples.js';
-import { httpUrl, positiveInt } from './parse.js';
+import { httpUrl, positiveInt, postgresUrl } from './parse.js';
 
 // Same relative path from src/cli (tests) and dist/cli (the binary).
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -36,6 +36,7 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
     .option('--base-url <url>', 'Public API of a remote instance, e.g. http://127.0.0.1:8080/api (env SVC_BASE_URL)', httpUrl)
     .option('--token <token>', 'API token (env SVC_TOKEN)')
     .option('--data <dir>', 'data directory of the local engine (env SVC_HOME, default ~/.local/share/svc)')
+    .option('--database <url>', 'PostgreSQL database of the local engine instead of --data, e.g. postgres://svc@db:5432/svc (env SVC_DATABASE_URL)', postgresUrl)
     .option('--workspace <id>', 'workspace of the local engine to act on, instead of --token (default: the Local workspace)', positiveInt)
     .option('--no-color', 'no colours (also NO_COLOR)')
     .exitOverride()

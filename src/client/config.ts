@@ -113,6 +113,7 @@ export interface ConfigFlags {
   baseUrl?: string;
   token?: string;
   data?: string;
+  database?: string;
 }
 
 /** Where a resolved value came from, for `svc profile show` and error messages. */
@@ -127,6 +128,8 @@ export interface ResolvedConfig {
   baseUrl: string | undefined;
   token: string | undefined;
   dataDir: string;
+  /** A `postgres://` URL (--database, SVC_DATABASE_URL): the local engine runs on PostgreSQL instead of `dataDir`. */
+  databaseUrl: string | undefined;
   partnerBaseUrl: string | undefined;
   partnerId: string | undefined;
   partnerSecret: string | undefined;
@@ -161,12 +164,14 @@ export function resolveConfig(
   const profile = store.get(profileName);
   const p: Profile = profile ?? {};
   const dataDir = pick(flags.data, env['SVC_HOME'], p.data_dir);
+  const database = pick(flags.database, env['SVC_DATABASE_URL'], undefined);
   // A flag or variable beats a profile: `--data DIR` (or SVC_HOME) after `svc login` means the local engine of
   // DIR, so the server, token and partner address saved in the profile step aside. Likewise a `--data` flag
   // beats SVC_BASE_URL, as every flag beats the environment; only `--base-url` wins over `--data`.
-  const localAsked = dataDir.source === 'flag' || dataDir.source === 'env';
+  const localAsked = dataDir.source === 'flag' || dataDir.source === 'env' || database.value !== undefined;
   const remote: Profile = localAsked ? {} : p;
-  const baseUrl = pick(flags.baseUrl, dataDir.source === 'flag' ? undefined : env['SVC_BASE_URL'], remote.base_url);
+  const localFlag = dataDir.source === 'flag' || database.source === 'flag';
+  const baseUrl = pick(flags.baseUrl, localFlag ? undefined : env['SVC_BASE_URL'], remote.base_url);
   const token = pick(flags.token, env['SVC_TOKEN'], remote.token);
   return {
     profileName,
@@ -175,6 +180,7 @@ export function resolveConfig(
     baseUrl: baseUrl.value,
     token: token.value,
     dataDir: dataDir.value ?? defaultDataDir(env),
+    databaseUrl: database.value,
     partnerBaseUrl: pick(undefined, env['SVC_PARTNER_BASE_URL'], remote.partner_base_url).value,
     partnerId: pick(undefined, env['SVC_PARTNER_ID'], p.partner_id).value,
     partnerSecret: pick(undefined, env['SVC_PARTNER_SECRET'], p.partner_secret).value,

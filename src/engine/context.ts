@@ -1,4 +1,5 @@
-import type { Db } from '../store/database.js';
+import type { SqlExecutor } from '../store/sql.js';
+import type { SqlDatabase, WriteOptions } from '../store/sql-database.js';
 import { createAccountStore } from '../store/account-store.js';
 import { createChatStore } from '../store/chat-store.js';
 import { createFileStore } from '../store/file-store.js';
@@ -8,6 +9,13 @@ import { createPartnerStore } from '../store/partner-store.js';
 import { createQrLinkStore } from '../store/qr-link-store.js';
 import { createSimStore } from '../store/sim-store.js';
 import { createWorkspaceStore } from '../store/workspace-store.js';
+import { createWebhookStore } from '../store/webhook-store.js';
+import { createListenStore } from '../store/listen-store.js';
+import { createStatsStore } from '../store/stats-store.js';
+import { createOwnerMailStore } from '../store/owner-mail-store.js';
+import { createMaintenanceStore } from '../store/maintenance-store.js';
+import { DeliveryQueue } from '../webhooks/delivery-queue.js';
+import { DeliveryLog } from '../webhooks/delivery-log.js';
 import type { NetworkDriver } from '../network/driver.js';
 import type { Clock, Random } from './clock.js';
 import type { EventSink } from './events.js';
@@ -64,38 +72,63 @@ export const silentLogger: Logger = { info: () => undefined, error: () => undefi
 
 /** Everything a domain service needs: storage, time, randomness, the network and the event sink. */
 export interface EngineContext {
-  db: Db;
+  /** The engine's database: SQLite or PostgreSQL. Write transactions start here (`inWriteTransaction`). */
+  database: SqlDatabase;
+  /** Where this context's statements run: autocommit, or inside the write transaction it was made for. */
+  sql: SqlExecutor;
+  /** Every aggregate's statements on `sql`. */
+  stores: Stores;
+  /** True for the context of an open write transaction (`inWriteTransaction` hands one to its callback). */
+  inTransaction: boolean;
   clock: Clock;
   random: Random;
   network: NetworkDriver;
   logger: Logger;
   config: EngineConfig;
   events: EventSink;
-  stores: Stores;
   /** Where the engine reports attempts and backlogs (a no-op unless `svc serve` exports metrics). */
   metrics: EngineMetrics;
   /**
-   * Asks this process's worker of that name (`send`) to run soon rather than at its next poll; a no-op until
-   * the workers exist. Callable inside a write transaction: the run starts after the commit.
+   * Asks this process's worker of that name (`send`, `webhooks`) to run soon rather than at its next poll; a
+   * no-op until the workers exist. Callable inside a write transaction: the run starts after the commit.
    */
   wake: (runnerName: string) => void;
 }
 
-export type Stores = ReturnType<typeof createStores>;
-
-/** Prepares every aggregate's statements once for the life of the engine. */
-export function createStores(db: Db) {
-  return {
-    workspaces: createWorkspaceStore(db),
-    accounts: createAccountStore(db),
-    chats: createChatStore(db),
-    messages: createMessageStore(db),
-    files: createFileStore(db),
-    jobs: createJobStore(db),
-    sim: createSimStore(db),
-    partners: createPartnerStore(db),
-    qrLinks: createQrLinkStore(db),
-  };
+/**
+ * Runs `fn` in a write transaction with a context whose statements run inside it, and resolves after the
+ * commit. Inside an open transaction it simply runs `fn` with that transaction's context: an error propagates
+ * to the enclosing boundary, which undoes everything since. `fn` may run more than once (PostgreSQL retries
+ * serialization failures), so it awaits only the database and leaves side effects to after the commit.
+ */
+export function inWriteTransaction<T>(ctx: EngineContext, fn: (tx: EngineContext) => Promise<T>, options?: WriteOptions): Promise<T> {
+  if (ctx.inTransaction) return fn(ctx);
+  return ctx.database.write((sql) => fn({ ...ctx, sql, stores: createStores(sql), inTransaction: true }), options);
 }
 
-export { inWriteTransaction } from '../store/transactions.js';
+export type Stores = ReturnType<typeof createStores>;
+
+/**
+ * Every aggregate's store over one executor: the engine's autocommit one, or one transaction's. Made for
+ * every transaction, so a store's factory builds nothing but the object: its statements are module constants.
+ */
+export function createStores(sql: SqlExecutor) {
+  return {
+    workspaces: createWorkspaceStore(sql),
+    accounts: createAccountStore(sql),
+    chats: createChatStore(sql),
+    messages: createMessageStore(sql),
+    files: createFileStore(sql),
+    jobs: createJobStore(sql),
+    sim: createSimStore(sql),
+    partners: createPartnerStore(sql),
+    qrLinks: createQrLinkStore(sql),
+    webhooks: createWebhookStore(sql),
+    deliveries: new DeliveryQueue(sql),
+    deliveryLog: new DeliveryLog(sql),
+    listen: createListenStore(sql),
+    stats: createStatsStore(sql),
+    ownerMail: createOwnerMailStore(sql),
+    maintenance: createMaintenanceStore(sql),
+  };
+}

@@ -33,17 +33,18 @@ import type { UrlPolicyMode } from '../webhooks/url-policy.js';
 export type { ConnectApi, PartnerApi, PartnerDirectory } from './partner-api.js';
 
 /**
- * What the engine offers to its two callers, the HTTP layer and the local client. Methods are synchronous
- * where SQLite is all they touch; each throws SvcError for anything a caller can get wrong.
+ * What the engine offers to its two callers, the HTTP layer and the local client. Every method that touches
+ * the database returns a Promise (the store may be SQLite or PostgreSQL); each rejects with SvcError for
+ * anything a caller can get wrong.
  */
 export interface Engine {
   readonly clock: Clock;
   /** Which webhook URLs subscriptions may name (`dev`: http and private hosts too); the OpenAPI document states it. */
   readonly webhookUrlPolicy: UrlPolicyMode;
   /** The workspace a Public API token belongs to, or null (hash lookup, constant-time compare). */
-  authenticate(token: string): number | null;
+  authenticate(token: string): Promise<number | null>;
   /** The Local workspace of the embedded engine, created with a token, a sim account and a quota on first use. */
-  ensureLocalWorkspace(): CreatedWorkspace;
+  ensureLocalWorkspace(): Promise<CreatedWorkspace>;
   /** Public API operations of one workspace. `linkBase` is the origin that download links start with. */
   workspace(workspaceId: number, options?: { linkBase?: string }): WorkspaceApi;
   /** Webhook subscriptions, deliveries and test events of one workspace. */
@@ -59,16 +60,11 @@ export interface Engine {
   partner(partnerId: string, options?: { linkBase?: string }): PartnerApi;
   /** QR connection links: the connect page's state and the simulated phone's scan. */
   connect: ConnectApi;
-  /**
-   * Runs `fn` (engine calls) in the next group-committed write transaction and resolves after its commit:
-   * the server's path for busy write endpoints, one commit per batch of requests instead of one each.
-   */
-  grouped<T>(fn: () => T): Promise<T>;
   /** Serves a pre-signed download; throws not_found for a bad or expired signature. */
-  download(uid: string, expires: number, signature: string): DownloadedFile;
+  download(uid: string, expires: number, signature: string): Promise<DownloadedFile>;
   workers: WorkerControl;
   /** Depths of the queues right now, read from the database (every process's work counts). */
-  queueStats(): QueueStats;
+  queueStats(): Promise<QueueStats>;
   /**
    * Sets the origin of the links the engine builds on its own (webhook `chat_url`, attachment links), which
    * no request origin is known for: `svc serve` passes its real listening URL when no --public-url was given.
@@ -78,39 +74,39 @@ export interface Engine {
 }
 
 export interface WorkspaceApi {
-  sendToPhone(input: SendToPhoneInput): SendResult;
-  sendToChatName(input: SendToChatNameInput): SendResult;
-  sendToChat(chatId: number, input: SendToChatInput): SendResult;
-  getMessage(uid: string): MessageDto;
-  listChats(page: number): Page<ChatDto>;
-  getChat(chatId: number): ChatDto;
-  updateChat(chatId: number, input: ChatUpdateInput): ChatDto;
-  listChatMessages(chatId: number, page: number): Page<MessageDto>;
-  uploadFile(input: FileUploadInput): FileDto;
-  listFiles(page: number): Page<FileDto>;
-  getFile(uid: string): FileDto;
-  deleteFile(uid: string): { deleted: true; uid: string };
-  listAccounts(page?: number): Page<MessengerAccountDto>;
-  getWorkspace(): WorkspaceDto;
-  listTemplates(page: number): Page<AttachmentTemplateDto>;
-  createTemplate(input: TemplateCreateInput): AttachmentTemplateDto;
+  sendToPhone(input: SendToPhoneInput): Promise<SendResult>;
+  sendToChatName(input: SendToChatNameInput): Promise<SendResult>;
+  sendToChat(chatId: number, input: SendToChatInput): Promise<SendResult>;
+  getMessage(uid: string): Promise<MessageDto>;
+  listChats(page: number): Promise<Page<ChatDto>>;
+  getChat(chatId: number): Promise<ChatDto>;
+  updateChat(chatId: number, input: ChatUpdateInput): Promise<ChatDto>;
+  listChatMessages(chatId: number, page: number): Promise<Page<MessageDto>>;
+  uploadFile(input: FileUploadInput): Promise<FileDto>;
+  listFiles(page: number): Promise<Page<FileDto>>;
+  getFile(uid: string): Promise<FileDto>;
+  deleteFile(uid: string): Promise<{ deleted: true; uid: string }>;
+  listAccounts(page?: number): Promise<Page<MessengerAccountDto>>;
+  getWorkspace(): Promise<WorkspaceDto>;
+  listTemplates(page: number): Promise<Page<AttachmentTemplateDto>>;
+  createTemplate(input: TemplateCreateInput): Promise<AttachmentTemplateDto>;
 }
 
 export interface SimApi {
-  connect(input: SimConnectInput): SimAccountResult;
-  receive(input: SimReceiveInput): SimReceiveResult;
-  react(input: SimReactInput): { message_uid: string; reactions: Record<string, string> };
-  disconnect(phone: string): SimAccountResult;
-  suspend(phone: string): SimAccountResult;
-  resume(phone: string): SimAccountResult;
-  setUnreachable(phone: string, unreachable: boolean): { phone: string; unreachable: boolean };
+  connect(input: SimConnectInput): Promise<SimAccountResult>;
+  receive(input: SimReceiveInput): Promise<SimReceiveResult>;
+  react(input: SimReactInput): Promise<{ message_uid: string; reactions: Record<string, string> }>;
+  disconnect(phone: string): Promise<SimAccountResult>;
+  suspend(phone: string): Promise<SimAccountResult>;
+  resume(phone: string): Promise<SimAccountResult>;
+  setUnreachable(phone: string, unreachable: boolean): Promise<{ phone: string; unreachable: boolean }>;
 }
 
 export interface AdminApi {
-  createWorkspace(input: AdminWorkspaceCreateInput): CreatedWorkspace;
-  updateWorkspace(workspaceId: number, input: AdminWorkspaceUpdateInput): WorkspaceDto;
+  createWorkspace(input: AdminWorkspaceCreateInput): Promise<CreatedWorkspace>;
+  updateWorkspace(workspaceId: number, input: AdminWorkspaceUpdateInput): Promise<WorkspaceDto>;
   /** Issues a partner record (`email` gets its failing-webhook notices); its secret is returned this once. */
-  createPartner(input: { name: string; email?: string }): CreatedPartner;
+  createPartner(input: { name: string; email?: string }): Promise<CreatedPartner>;
 }
 
 export interface DownloadedFile {

@@ -1,4 +1,5 @@
 /** Event identifiers the engine emits (SPEC.md 6 and DESIGN.md 4); workspace events are the webhook payload's own. */
+import type { EngineContext } from './context.js';
 import type { AccountEventType, ChatEventType, MessageEventType } from '../webhooks/payload.js';
 
 /** Partner webhook events (DESIGN.md 5); they go to the partner that owns the workspace. */
@@ -25,7 +26,8 @@ export type DomainEvent =
  * commits or rolls back with the change itself.
  */
 export interface EventSink {
-  emit(event: DomainEvent): void;
+  /** `tx` is the context of the write transaction the event happened in; the sink writes through it. */
+  emit(tx: EngineContext, event: DomainEvent): Promise<void>;
 }
 
-export const ignoreEvents: EventSink = { emit: () => undefined };
+export const ignoreEvents: EventSink = { emit: async () => undefined };

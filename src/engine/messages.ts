@@ -25,34 +25,34 @@ const PHONE_LIKE = /^\+?[0-9][0-9 ().-]{2,30}$/;
 export const isTooLong = (text: string, max: number): boolean => text.length > max && [...text].length > max;
 
 /** POST /messages: to a phone number, through the named account or the default sender. */
-export function sendToPhone(ctx: EngineContext, workspaceId: number, input: SendToPhoneInput): SendResult {
+export function sendToPhone(ctx: EngineContext, workspaceId: number, input: SendToPhoneInput): Promise<SendResult> {
   const phone = normalisePhone(input.phone);
   const chatName = typeof input.chat_name === 'string' && input.chat_name.trim() !== '' ? chatNameOf(input.chat_name, 'chat_name') : undefined;
-  return acceptOutgoing(ctx, workspaceId, input, () => {
+  return acceptOutgoing(ctx, workspaceId, input, async (tx) => {
     const account =
       input.messenger_account_phone === undefined || input.messenger_account_phone === ''
-        ? defaultSender(ctx, workspaceId)
-        : accountOfWorkspace(ctx, workspaceId, normalisePhone(input.messenger_account_phone));
-    return { account, chat: findOrCreateChat(ctx, account, phone, 'workspace', chatName) };
+        ? await defaultSender(tx, workspaceId)
+        : await accountOfWorkspace(tx, workspaceId, normalisePhone(input.messenger_account_phone));
+    return { account, chat: await findOrCreateChat(tx, account, phone, 'workspace', chatName) };
   });
 }
 
 /** POST /messages/to_chat_name (deprecated): to the chat with exactly this name. */
-export function sendToChatName(ctx: EngineContext, workspaceId: number, input: SendToChatNameInput): SendResult {
+export function sendToChatName(ctx: EngineContext, workspaceId: number, input: SendToChatNameInput): Promise<SendResult> {
   if (typeof input.chat_name !== 'string' || input.chat_name.length === 0) throw invalid('chat_name is required');
   const chatName = chatNameOf(input.chat_name, 'chat_name');
-  return acceptOutgoing(ctx, workspaceId, input, () => {
-    const chat = ctx.stores.chats.byName(workspaceId, chatName);
+  return acceptOutgoing(ctx, workspaceId, input, async (tx) => {
+    const chat = await tx.stores.chats.byName(workspaceId, chatName);
     if (chat === undefined) throw notFound(`chat "${chatName}"`, 'check the exact name with `svc chats list`');
-    return { account: accountOf(ctx, chat), chat };
+    return { account: await accountOf(tx, chat), chat };
   });
 }
 
 /** POST /chats/{id}/messages. */
-export function sendToChat(ctx: EngineContext, workspaceId: number, chatId: number, input: SendToChatInput): SendResult {
-  return acceptOutgoing(ctx, workspaceId, input, () => {
-    const chat = chatOfWorkspace(ctx, workspaceId, chatId);
-    return { account: accountOf(ctx, chat), chat };
+export function sendToChat(ctx: EngineContext, workspaceId: number, chatId: number, input: SendToChatInput): Promise<SendResult> {
+  return acceptOutgoing(ctx, workspaceId, input, async (tx) => {
+    const chat = await chatOfWorkspace(tx, workspaceId, chatId);
+    return { account: await accountOf(tx, chat), chat };
   });
 }
 
@@ -60,12 +60,12 @@ export function sendToChat(ctx: EngineContext, workspaceId: number, chatId: numb
  * Accepts an outgoing message in one write transaction: resolve account and chat, debit the credits,
  * store the message as Pending and queue its send job. If the quota is exhausted nothing is written.
  */
-function acceptOutgoing(
+async function acceptOutgoing(
   ctx: EngineContext,
   workspaceId: number,
   fields: SendFields & { label?: string },
-  resolve: () => { account: AccountRow; chat: ChatRow },
-): SendResult {
+  resolve: (tx: EngineContext) => Promise<{ account: AccountRow; chat: ChatRow }>,
+): Promise<SendResult> {
   const text = fields.text === undefined || fields.text === null ? null : fields.text;
   if (text !== null && isTooLong(text, ctx.config.maxTextLength)) throw invalid(`text may be at most ${ctx.config.maxTextLength} characters`);
   if (fields.file_uid !== undefined && fields.attachment_template_id !== undefined) {
@@ -78,39 +78,40 @@ function acceptOutgoing(
   }
   const label = fields.label?.trim();
   if (label !== undefined && label.length > 100) throw invalid('label may be at most 100 characters');
-  const result = inWriteTransaction<SendResult>(ctx.db, () => {
-    const now = ctx.clock.now();
-    const workspace = loadWorkspace(ctx, workspaceId);
-    const { account, chat } = resolve();
+  // Group commit: on SQLite the sends of one event-loop turn share a COMMIT (each in its own savepoint).
+  const result = await inWriteTransaction<SendResult>(ctx, async (tx) => {
+    const now = tx.clock.now();
+    const workspace = await loadWorkspace(tx, workspaceId);
+    const { account, chat } = await resolve(tx);
     const template =
-      fields.attachment_template_id === undefined ? undefined : ctx.stores.files.templateById(workspaceId, fields.attachment_template_id);
+      fields.attachment_template_id === undefined ? undefined : await tx.stores.files.templateById(workspaceId, fields.attachment_template_id);
     if (fields.attachment_template_id !== undefined && template === undefined) {
       throw notFound(`attachment template ${fields.attachment_template_id}`, 'list templates with `svc templates list`');
     }
-    const fileId = fields.file_uid !== undefined ? fileOfWorkspace(ctx, workspaceId, fields.file_uid).id : (template?.file_id ?? null);
-    const replyToId = resolveReplyTo(ctx, workspaceId, account, fields.reply_to);
+    const fileId = fields.file_uid !== undefined ? (await fileOfWorkspace(tx, workspaceId, fields.file_uid)).id : (template?.file_id ?? null);
+    const replyToId = await resolveReplyTo(tx, workspaceId, account, fields.reply_to);
     const credits = creditsFor(text, fileId !== null);
     const uid = timeOrderedUid(now);
-    const messageId = ctx.stores.messages.insert({
+    const messageId = await tx.stores.messages.insert({
       uid, workspaceId, chatId: chat.id, accountId: account.id, direction: 'sent', status: 'Pending',
       text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
     });
-    debitCredits(ctx.stores.workspaces, workspace, messageId, credits, now);
+    await debitCredits(tx.stores.workspaces, workspace, messageId, credits, now);
     // Only partner workspaces have quota alerts; the row in hand says so without another read.
-    if (workspace.partner_id !== null) checkQuotaAlerts(ctx, workspaceId, now);
-    ctx.stores.jobs.insert({ kind: 'send', refId: messageId, queueKey: account.id, runAt: now, now });
-    if (label !== undefined && label.length > 0) ctx.stores.chats.addLabel(workspaceId, chat.id, label);
+    if (workspace.partner_id !== null) await checkQuotaAlerts(tx, workspaceId, now);
+    await tx.stores.jobs.insert({ kind: 'send', refId: messageId, queueKey: account.id, runAt: now, now });
+    if (label !== undefined && label.length > 0) await tx.stores.chats.addLabel(workspaceId, chat.id, label);
     return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };
-  });
+  }, { grouped: true });
   // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later).
   ctx.wake('send');
   return result;
 }
 
 /** reply_to must name a message of the same workspace and account; null or "" is ignored (SPEC.md 2.1). */
-function resolveReplyTo(ctx: EngineContext, workspaceId: number, account: AccountRow, replyTo: string | null | undefined): number | null {
+async function resolveReplyTo(ctx: EngineContext, workspaceId: number, account: AccountRow, replyTo: string | null | undefined): Promise<number | null> {
   if (replyTo === undefined || replyTo === null || replyTo === '') return null;
-  const original = ctx.stores.messages.byUid(replyTo);
+  const original = await ctx.stores.messages.byUid(replyTo);
   if (original === undefined || original.workspace_id !== workspaceId) throw notFound(`message ${replyTo} to reply to`);
   if (original.messenger_account_id !== account.id) {
     throw invalid(`reply_to ${replyTo} was sent through another messenger account`, 'reply from the account the message belongs to');
@@ -118,10 +119,10 @@ function resolveReplyTo(ctx: EngineContext, workspaceId: number, account: Accoun
   return original.id;
 }
 
-function defaultSender(ctx: EngineContext, workspaceId: number): AccountRow {
-  const account = ctx.stores.accounts.defaultSender(workspaceId);
+async function defaultSender(ctx: EngineContext, workspaceId: number): Promise<AccountRow> {
+  const account = await ctx.stores.accounts.defaultSender(workspaceId);
   if (account === undefined) {
-    const suspended = ctx.stores.accounts.list(workspaceId).filter((a) => a.status === 'suspended').map((a) => a.phone);
+    const suspended = (await ctx.stores.accounts.list(workspaceId)).filter((a) => a.status === 'suspended').map((a) => a.phone);
     if (suspended.length > 0) {
       throw conflict(
         `This workspace's messenger ${suspended.length === 1 ? `account ${suspended[0]} is` : `accounts ${suspended.join(', ')} are`} suspended`,
@@ -133,7 +134,7 @@ function defaultSender(ctx: EngineContext, workspaceId: number): AccountRow {
   return account;
 }
 
-const accountOf = (ctx: EngineContext, chat: ChatRow): AccountRow => ctx.stores.accounts.byId(chat.messenger_account_id) as AccountRow;
+const accountOf = async (ctx: EngineContext, chat: ChatRow): Promise<AccountRow> => (await ctx.stores.accounts.byId(chat.messenger_account_id)) as AccountRow;
 
 // A newline or NUL kept in a phone would make a second chat with a contact who looks the same on screen.
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
@@ -149,22 +150,22 @@ function normalisePhone(phone: unknown): string {
 }
 
 /** A message of this workspace by uid, or not_found (another workspace's message is not found either). */
-export function messageOfWorkspace(ctx: EngineContext, workspaceId: number, uid: string): MessageRow {
+export async function messageOfWorkspace(ctx: EngineContext, workspaceId: number, uid: string): Promise<MessageRow> {
   assertUid('message uid', uid);
-  const row = ctx.stores.messages.byUid(uid);
+  const row = await ctx.stores.messages.byUid(uid);
   if (row === undefined || row.workspace_id !== workspaceId) throw notFound(`message ${uid}`);
   return row;
 }
 
-export const getMessage = (ctx: EngineContext, workspaceId: number, uid: string): MessageDto =>
-  messageDto(ctx, messageOfWorkspace(ctx, workspaceId, uid));
+export const getMessage = async (ctx: EngineContext, workspaceId: number, uid: string): Promise<MessageDto> =>
+  messageDto(ctx, await messageOfWorkspace(ctx, workspaceId, uid));
 
-export function listChatMessages(ctx: EngineContext, workspaceId: number, chatId: number, page: number): Page<MessageDto> {
-  const chat = chatOfWorkspace(ctx, workspaceId, chatId);
+export async function listChatMessages(ctx: EngineContext, workspaceId: number, chatId: number, page: number): Promise<Page<MessageDto>> {
+  const chat = await chatOfWorkspace(ctx, workspaceId, chatId);
   return pageOf(page, (limit, offset) => ctx.stores.messages.pageOfChat(chat.id, limit, offset), (row) => messageDto(ctx, row));
 }
 
-export const messageDto = (ctx: EngineContext, row: MessageRow): MessageDto => ({
+export const messageDto = async (ctx: EngineContext, row: MessageRow): Promise<MessageDto> => ({
   uid: row.uid,
   chat_id: row.chat_id,
   direction: row.direction,
@@ -177,7 +178,7 @@ export const messageDto = (ctx: EngineContext, row: MessageRow): MessageDto => (
   messenger_account_phone: row.account_phone,
   contact_phone: row.contact_phone,
   credits: row.credits,
-  reactions: ctx.stores.messages.reactionsOf(row.id),
+  reactions: await ctx.stores.messages.reactionsOf(row.id),
   created_at: isoTime(row.created_at),
   sent_at: row.sent_at === null ? null : isoTime(row.sent_at),
 });

@@ -1,4 +1,4 @@
-import type { Db } from '../store/database.js';
+import type { SqlDatabase } from '../store/sql-database.js';
 import type { NetworkDriver } from '../network/driver.js';
 import { SimDriver } from '../network/sim-driver.js';
 import { createSendDispatcher } from '../workers/send-dispatcher.js';
@@ -12,13 +12,11 @@ import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
 import { listAccounts } from '../engine/accounts.js';
 import { listChats, chatDto, chatOfWorkspace, updateChat } from '../engine/chats.js';
 import { systemClock, systemRandom, type Clock, type Random } from '../engine/clock.js';
-import { createStores, defaultEngineConfig, silentLogger, type EngineConfig, type EngineContext, type Logger } from '../engine/context.js';
+import { createStores, defaultEngineConfig, silentLogger, type EngineConfig, type EngineContext, type Logger, type Stores } from '../engine/context.js';
 import type { Engine, WorkspaceApi } from '../engine/engine-api.js';
 import { ignoreEvents, type EventSink } from '../engine/events.js';
 import { noMetrics, type EngineMetrics, type QueueStats } from '../engine/engine-metrics.js';
-import { createStatsStore } from '../store/stats-store.js';
 import { createTemplate, deleteFile, download, getFile, listFiles, listTemplates, uploadFile } from '../engine/files.js';
-import { createGroupCommit } from '../engine/group-commit.js';
 import { createInbound } from '../engine/inbound.js';
 import { getMessage, listChatMessages, sendToChat, sendToChatName, sendToPhone } from '../engine/messages.js';
 import { createConnectApi, createPartnerApi, createPartnerDirectory } from '../engine/partner-api.js';
@@ -30,9 +28,10 @@ import { createWebhookEventSink } from '../engine/webhook-events.js';
 import { workspaceSubscriptions } from '../engine/webhook-subscriptions.js';
 import { createWorkspace, ensureLocalWorkspace, updateWorkspace, workspaceDto } from '../engine/workspaces.js';
 
-/** The parts an engine is built from; everything but `db` has a default. */
+/** The parts an engine is built from; everything but `database` has a default. */
 export interface EngineParts {
-  db: Db;
+  /** SQLite (SqliteDatabase) or PostgreSQL (PgDatabase); the engine closes it on close. */
+  database: SqlDatabase;
   clock?: Clock;
   random?: Random;
   /** Defaults to the sim driver, backed by this database. */
@@ -53,29 +52,31 @@ export interface EngineParts {
   ownerMailer?: OwnerMailerOptions;
   /** Receives what the engine reports as it works (svc serve's Prometheus metrics). */
   metrics?: EngineMetrics;
-  /** Runs on close, after the workers stopped and before the database closes (svc serve's checkpoint thread). */
-  beforeDbClose?: () => Promise<void>;
 }
 
 /** Builds an engine from its parts. The caller owns the lifecycle: `workers.start()` and `close()`. */
 export function createEngine(parts: EngineParts): Engine & { context: EngineContext } {
-  const stores = createStores(parts.db);
+  const { database } = parts;
+  const stores = createStores(database.sql);
   const clock = parts.clock ?? systemClock;
   const ctx: EngineContext = {
-    db: parts.db,
+    database,
+    sql: database.sql,
+    stores,
+    inTransaction: false,
     clock,
     random: parts.random ?? systemRandom,
     network:
       parts.network ??
       new SimDriver({
-        isUnreachable: (phone, accountPhone) => stores.sim.isUnreachable(accountPhone, phone),
-        deliveredId: (uid) => stores.sim.deliveredId(uid),
-        recordDelivery: (uid, id) => stores.sim.recordDelivery(uid, id, clock.now()),
+        // Autocommit statements: the driver's state is read and written outside the engine's transactions.
+        isUnreachable: async (phone, accountPhone) => stores.sim.isUnreachable(accountPhone, phone),
+        deliveredId: async (uid) => stores.sim.deliveredId(uid),
+        recordDelivery: async (uid, id) => stores.sim.recordDelivery(uid, id, clock.now()),
       }),
     logger: parts.logger ?? silentLogger,
     config: { ...defaultEngineConfig, ...parts.config },
     events: ignoreEvents,
-    stores,
     metrics: parts.metrics ?? noMetrics,
     wake: () => undefined,
   };
@@ -98,49 +99,48 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
   const workspace = (workspaceId: number, options: { linkBase?: string } = {}): WorkspaceApi => {
     const linkBase = options.linkBase ?? ctx.config.publicUrl;
     return {
-      sendToPhone: (input) => sendToPhone(ctx, workspaceId, input),
-      sendToChatName: (input) => sendToChatName(ctx, workspaceId, input),
-      sendToChat: (chatId, input) => sendToChat(ctx, workspaceId, chatId, input),
-      getMessage: (uid) => getMessage(ctx, workspaceId, uid),
-      listChats: (page) => listChats(ctx, workspaceId, page),
-      getChat: (chatId) => chatDto(ctx, chatOfWorkspace(ctx, workspaceId, chatId)),
-      updateChat: (chatId, input) => updateChat(ctx, workspaceId, chatId, input),
-      listChatMessages: (chatId, page) => listChatMessages(ctx, workspaceId, chatId, page),
-      uploadFile: (input) => uploadFile(ctx, workspaceId, input),
-      listFiles: (page) => listFiles(ctx, workspaceId, page),
-      getFile: (uid) => getFile(ctx, workspaceId, uid, linkBase),
-      deleteFile: (uid) => deleteFile(ctx, workspaceId, uid),
-      listAccounts: (page) => listAccounts(ctx, workspaceId, page),
-      getWorkspace: () => workspaceDto(ctx, workspaceId),
-      listTemplates: (page) => listTemplates(ctx, workspaceId, page),
-      createTemplate: (input) => createTemplate(ctx, workspaceId, input),
+      // async: a validation error thrown before the first await still reaches the caller as a rejection.
+      sendToPhone: async (input) => sendToPhone(ctx, workspaceId, input),
+      sendToChatName: async (input) => sendToChatName(ctx, workspaceId, input),
+      sendToChat: async (chatId, input) => sendToChat(ctx, workspaceId, chatId, input),
+      getMessage: async (uid) => getMessage(ctx, workspaceId, uid),
+      listChats: async (page) => listChats(ctx, workspaceId, page),
+      getChat: async (chatId) => chatDto(ctx, await chatOfWorkspace(ctx, workspaceId, chatId)),
+      updateChat: async (chatId, input) => updateChat(ctx, workspaceId, chatId, input),
+      listChatMessages: async (chatId, page) => listChatMessages(ctx, workspaceId, chatId, page),
+      uploadFile: async (input) => uploadFile(ctx, workspaceId, input),
+      listFiles: async (page) => listFiles(ctx, workspaceId, page),
+      getFile: async (uid) => getFile(ctx, workspaceId, uid, linkBase),
+      deleteFile: async (uid) => deleteFile(ctx, workspaceId, uid),
+      listAccounts: async (page) => listAccounts(ctx, workspaceId, page),
+      getWorkspace: async () => workspaceDto(ctx, workspaceId),
+      listTemplates: async (page) => listTemplates(ctx, workspaceId, page),
+      createTemplate: async (input) => createTemplate(ctx, workspaceId, input),
     };
   };
 
-  const groupCommit = createGroupCommit(parts.db);
   let closed = false;
   return {
     context: ctx,
     clock,
     webhookUrlPolicy: ctx.config.dev ? 'dev' : 'strict',
-    authenticate: (token) => authenticateToken(stores.workspaces, token),
-    ensureLocalWorkspace: () => ensureLocalWorkspace(ctx),
+    authenticate: async (token) => authenticateToken(stores.workspaces, token),
+    ensureLocalWorkspace: async () => ensureLocalWorkspace(ctx),
     workspace,
     webhooks: (workspaceId) => workspaceSubscriptions(ctx, workspaceId),
     listen: (workspaceId) => listenSessions(ctx, workspaceId),
     sim: (workspaceId) => createSimApi(ctx, workspaceId),
     admin: {
-      createWorkspace: (input) => createWorkspace(ctx, input),
-      updateWorkspace: (workspaceId, input) => updateWorkspace(ctx, workspaceId, input),
-      createPartner: (input) => createPartner(ctx, input),
+      createWorkspace: async (input) => createWorkspace(ctx, input),
+      updateWorkspace: async (workspaceId, input) => updateWorkspace(ctx, workspaceId, input),
+      createPartner: async (input) => createPartner(ctx, input),
     },
     partners: createPartnerDirectory(ctx),
     partner: (partnerId, options = {}) => createPartnerApi(ctx, partnerId, options.linkBase ?? ctx.config.publicUrl),
     connect: createConnectApi(ctx),
-    grouped: (fn) => groupCommit.run(fn),
-    download: (uid, expires, signature) => download(ctx, uid, expires, signature),
+    download: async (uid, expires, signature) => download(ctx, uid, expires, signature),
     workers,
-    queueStats: () => queueStats(createStatsStore(parts.db)),
+    queueStats: () => queueStats(stores.stats),
     usePublicUrl(url) {
       ctx.config.publicUrl = url.replace(/\/+$/, '');
     },
@@ -149,17 +149,17 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
       closed = true;
       await workers.stop();
       await ctx.network.stop();
-      await parts.beforeDbClose?.();
-      parts.db.close();
+      await database.close();
     },
   };
 }
 
-function queueStats(stats: ReturnType<typeof createStatsStore>): QueueStats {
-  const sends = stats.sends();
+async function queueStats(stats: Stores['stats']): Promise<QueueStats> {
+  const sends = await stats.sends();
+  const webhooks = await stats.webhooks();
   return {
-    webhooks: stats.webhooks().map((row) => ({ kind: row.kind, status: row.status, count: row.count, oldestCreatedAt: row.oldest })),
+    webhooks: webhooks.map((row) => ({ kind: row.kind, status: row.status, count: row.count, oldestCreatedAt: row.oldest })),
     sends: { count: sends.count, oldestCreatedAt: sends.oldest },
-    ownerMail: stats.ownerMail(),
+    ownerMail: await stats.ownerMail(),
   };
 }

@@ -2,6 +2,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { checkpointInBackground } from '../store/background-checkpoint.js';
 import { checkIntegrity, openDatabase } from '../store/database.js';
+import { SqliteDatabase } from '../store/sqlite-database.js';
+import type { SqlDatabase } from '../store/sql-database.js';
 import type { Clock, Random } from '../engine/clock.js';
 import type { Logger } from '../engine/context.js';
 import type { EngineMetrics } from '../engine/engine-metrics.js';
@@ -42,21 +44,12 @@ export const defaultDataDir = (env: NodeJS.ProcessEnv = process.env): string =>
 export const databasePath = (dataDir: string): string => join(dataDir, 'svc.db');
 
 /** Opens the engine over the database in `dataDir`, migrating it first. Workers are not started. */
-export function openEngine(options: OpenEngineOptions): Engine {
-  const path = databasePath(options.dataDir);
-  const db = openDatabase(path, options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs });
-  if (options.checkIntegrity === true) {
-    try {
-      checkIntegrity(db, path);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-  }
-  const checkpoints = options.backgroundCheckpoints === true && !db.readonly ? checkpointInBackground(db, path) : undefined;
+export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
+  // The one place that picks the store. PostgreSQL is not wired up yet: a database URL in the options will
+  // open a PgDatabase (src/store/postgres/pg-database.ts) here, and the data directory's SQLite otherwise.
+  const database: SqlDatabase = openSqlite(options);
   return createEngine({
-    db,
-    ...(checkpoints === undefined ? {} : { beforeDbClose: checkpoints.stop }),
+    database,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.random === undefined ? {} : { random: options.random }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
@@ -70,4 +63,21 @@ export function openEngine(options: OpenEngineOptions): Engine {
       ...(options.sendLeaseMs === undefined ? {} : { sendLeaseMs: options.sendLeaseMs }),
     },
   });
+}
+
+/** `svc.db` in the data directory, migrated (and checked, when asked) before the engine sees it. */
+function openSqlite(options: OpenEngineOptions): SqliteDatabase {
+  const path = databasePath(options.dataDir);
+  const db = openDatabase(path, options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs });
+  if (options.checkIntegrity === true) {
+    try {
+      checkIntegrity(db, path);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+  const checkpoints = options.backgroundCheckpoints === true && !db.readonly ? checkpointInBackground(db, path) : undefined;
+  // The checkpoint thread stops when the database closes: after the workers, before the connection.
+  return new SqliteDatabase(db, checkpoints?.stop);
 }

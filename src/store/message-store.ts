@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { query, type SqlExecutor } from './sql.js';
 
 export interface MessageRow {
   id: number;
@@ -46,48 +46,43 @@ const SELECT_MESSAGE = `SELECT m.*, f.uid AS file_uid, r.uid AS reply_to_uid, a.
   LEFT JOIN files f ON f.id = m.file_id
   LEFT JOIN messages r ON r.id = m.reply_to_id`;
 
-/** Messages and reactions. */
-export function createMessageStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, text, file_id,
-       template_id, reply_to_id, credits, created_at)
-     VALUES (@uid, @workspaceId, @chatId, @accountId, @direction, @status, @text, @fileId, @templateId, @replyToId,
-       @credits, @now)`,
-  );
-  const byUid = db.prepare<[string], MessageRow>(`${SELECT_MESSAGE} WHERE m.uid = ?`);
-  const byId = db.prepare<[number], MessageRow>(`${SELECT_MESSAGE} WHERE m.id = ?`);
-  const pageOfChat = db.prepare<[number, number, number], MessageRow>(
-    `${SELECT_MESSAGE} WHERE m.chat_id = ? ORDER BY m.id LIMIT ? OFFSET ?`,
-  );
-  const setStatus = db.prepare(
-    `UPDATE messages SET status = @status, failure_reason = @failureReason, network_message_id = @networkMessageId,
-       sent_at = @sentAt WHERE id = @id`,
-  );
-  const markSent = db.prepare(
-    `UPDATE messages SET status = 'Sent', network_message_id = ?, sent_at = ? WHERE id = ?`,
-  );
-  const reactions = db.prepare<[number], { emoji: string; count: number }>(
-    'SELECT emoji, count FROM reactions WHERE message_id = ? ORDER BY emoji',
-  );
-  const addReaction = db.prepare(
-    `INSERT INTO reactions (message_id, emoji, count) VALUES (?, ?, 1)
-     ON CONFLICT (message_id, emoji) DO UPDATE SET count = count + 1`,
-  );
+const INSERT = query<{ id: number }>(
+  `INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, text, file_id,
+     template_id, reply_to_id, credits, created_at)
+   VALUES (@uid, @workspaceId, @chatId, @accountId, @direction, @status, @text, @fileId, @templateId, @replyToId,
+     @credits, @now)
+   RETURNING id`,
+);
+const BY_UID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.uid = @uid`);
+const BY_ID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.id = @id`);
+const PAGE_OF_CHAT = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.chat_id = @chatId ORDER BY m.id LIMIT @limit OFFSET @offset`);
+const SET_STATUS = query(
+  `UPDATE messages SET status = @status, failure_reason = @failureReason, network_message_id = @networkMessageId,
+     sent_at = @sentAt WHERE id = @id`,
+);
+const MARK_SENT = query(`UPDATE messages SET status = 'Sent', network_message_id = @networkMessageId, sent_at = @now WHERE id = @id`);
+const REACTIONS = query<{ emoji: string; count: number }>('SELECT emoji, count FROM reactions WHERE message_id = @messageId ORDER BY emoji');
+const ADD_REACTION = query(
+  `INSERT INTO reactions (message_id, emoji, count) VALUES (@messageId, @emoji, 1)
+   ON CONFLICT (message_id, emoji) DO UPDATE SET count = reactions.count + 1`,
+);
 
+/** Messages and reactions. */
+export function createMessageStore(sql: SqlExecutor) {
   return {
-    insert: (m: NewMessage): number => Number(insert.run(m).lastInsertRowid),
-    byUid: (uid: string) => byUid.get(uid),
-    byId: (id: number) => byId.get(id),
-    pageOfChat: (chatId: number, limit: number, offset: number) => pageOfChat.all(chatId, limit, offset),
-    setStatus: (s: { id: number; status: MessageRow['status']; failureReason: string | null; networkMessageId: string | null; sentAt: number | null }) =>
-      void setStatus.run(s),
-    markSent: (id: number, networkMessageId: string | null, now: number) => void markSent.run(networkMessageId, now, id),
+    insert: async (m: NewMessage): Promise<number> => (await sql.get(INSERT, { ...m }))!.id,
+    byUid: (uid: string) => sql.get(BY_UID, { uid }),
+    byId: (id: number) => sql.get(BY_ID, { id }),
+    pageOfChat: (chatId: number, limit: number, offset: number) => sql.all(PAGE_OF_CHAT, { chatId, limit, offset }),
+    setStatus: async (s: { id: number; status: MessageRow['status']; failureReason: string | null; networkMessageId: string | null; sentAt: number | null }) =>
+      void (await sql.run(SET_STATUS, s)),
+    markSent: async (id: number, networkMessageId: string | null, now: number) => void (await sql.run(MARK_SENT, { id, networkMessageId, now })),
     /** Reactions as SPEC.md 2.5 shows them: emoji -> count as a string; null when there are none. */
-    reactionsOf(messageId: number): Record<string, string> | null {
-      const rows = reactions.all(messageId);
+    async reactionsOf(messageId: number): Promise<Record<string, string> | null> {
+      const rows = await sql.all(REACTIONS, { messageId });
       return rows.length === 0 ? null : Object.fromEntries(rows.map((r) => [r.emoji, String(r.count)]));
     },
-    addReaction: (messageId: number, emoji: string) => void addReaction.run(messageId, emoji),
+    addReaction: async (messageId: number, emoji: string) => void (await sql.run(ADD_REACTION, { messageId, emoji })),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { query, type SqlExecutor } from './sql.js';
 
 export interface QrLinkRow {
   id: number;
@@ -13,24 +13,26 @@ export interface QrLinkRow {
   created_at: number;
 }
 
-/** QR links of partner users; at most one live (unrevoked) link per user, held by a unique index. */
-export function createQrLinkStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO qr_links (code, pairing_key, workspace_id, user_id, expires_at, created_at)
-     VALUES (@code, @pairingKey, @workspaceId, @userId, @expiresAt, @now)`,
-  );
-  const revokeLive = db.prepare('UPDATE qr_links SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL');
-  const byCode = db.prepare<[string], QrLinkRow>('SELECT * FROM qr_links WHERE code = ?');
-  const byPairingKey = db.prepare<[string], QrLinkRow>('SELECT * FROM qr_links WHERE pairing_key = ?');
-  const markConnected = db.prepare('UPDATE qr_links SET connected_account_id = ?, connected_at = ? WHERE id = ?');
+const INSERT = query<{ id: number }>(
+  `INSERT INTO qr_links (code, pairing_key, workspace_id, user_id, expires_at, created_at)
+   VALUES (@code, @pairingKey, @workspaceId, @userId, @expiresAt, @now)
+   RETURNING id`,
+);
+const REVOKE_LIVE = query('UPDATE qr_links SET revoked_at = @now WHERE user_id = @userId AND revoked_at IS NULL');
+const BY_CODE = query<QrLinkRow>('SELECT * FROM qr_links WHERE code = @code');
+const BY_PAIRING_KEY = query<QrLinkRow>('SELECT * FROM qr_links WHERE pairing_key = @key');
+const MARK_CONNECTED = query('UPDATE qr_links SET connected_account_id = @accountId, connected_at = @now WHERE id = @id');
 
+/** QR links of partner users; at most one live (unrevoked) link per user, held by a unique index. */
+export function createQrLinkStore(sql: SqlExecutor) {
   return {
-    insert: (l: { code: string; pairingKey: string; workspaceId: number; userId: number; expiresAt: number; now: number }): number =>
-      Number(insert.run(l).lastInsertRowid),
-    revokeLive: (userId: number, now: number): number => revokeLive.run(now, userId).changes,
-    byCode: (code: string): QrLinkRow | undefined => byCode.get(code),
-    byPairingKey: (key: string): QrLinkRow | undefined => byPairingKey.get(key),
-    markConnected: (id: number, accountId: number, now: number): void => void markConnected.run(accountId, now, id),
+    insert: async (l: { code: string; pairingKey: string; workspaceId: number; userId: number; expiresAt: number; now: number }): Promise<number> =>
+      (await sql.get(INSERT, { ...l }))!.id,
+    revokeLive: (userId: number, now: number): Promise<number> => sql.run(REVOKE_LIVE, { userId, now }),
+    byCode: (code: string): Promise<QrLinkRow | undefined> => sql.get(BY_CODE, { code }),
+    byPairingKey: (key: string): Promise<QrLinkRow | undefined> => sql.get(BY_PAIRING_KEY, { key }),
+    markConnected: async (id: number, accountId: number, now: number): Promise<void> =>
+      void (await sql.run(MARK_CONNECTED, { id, accountId, now })),
   };
 }
 

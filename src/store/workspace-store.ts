@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { query, type SqlExecutor } from './sql.js';
 
 export interface WorkspaceRow {
   id: number;
@@ -29,79 +29,91 @@ export interface NewWorkspace {
   now: number;
 }
 
-/** Workspaces, their API tokens, settings and the credit ledger: statements prepared once. */
-export function createWorkspaceStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO workspaces (name, plan, is_local, partner_id, owner_email, seats_purchased, quota_total,
-       quota_period_start, created_at)
-     VALUES (@name, @plan, @isLocal, @partnerId, @ownerEmail, @seatsPurchased, @quotaTotal, @now, @now)`,
-  );
-  const byId = db.prepare<[number], WorkspaceRow>('SELECT * FROM workspaces WHERE id = ?');
-  const count = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM workspaces');
-  const local = db.prepare<[], WorkspaceRow>('SELECT * FROM workspaces WHERE is_local = 1 ORDER BY id LIMIT 1');
-  const update = db.prepare(
-    `UPDATE workspaces SET name = @name, plan = @plan, seats_purchased = @seats_purchased,
-       send_interval_ms = @send_interval_ms, quota_total = @quota_total, owner_email = @owner_email,
-       storage_limit_bytes = @storage_limit_bytes WHERE id = @id`,
-  );
-  const addStorage = db.prepare('UPDATE workspaces SET storage_used_bytes = MAX(0, storage_used_bytes + ?) WHERE id = ?');
-  const setUsed = db.prepare('UPDATE workspaces SET quota_used = ?, quota_period_start = ? WHERE id = ?');
-  const addUsed = db.prepare('UPDATE workspaces SET quota_used = quota_used + ? WHERE id = ?');
-  const ledger = db.prepare(
-    `INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
-     VALUES (?, ?, ?, ?, ?)`,
-  );
-  const hasRestore = db.prepare<[number], { one: number }>(
-    `SELECT 1 AS one FROM credit_ledger WHERE message_id = ? AND reason = 'restore'`,
-  );
-  const debitedAt = db.prepare<[number], { created_at: number }>(
-    `SELECT created_at FROM credit_ledger WHERE message_id = ? AND reason = 'debit'`,
-  );
-  const insertToken = db.prepare(
-    'INSERT INTO api_tokens (workspace_id, token_hash, token, created_at) VALUES (?, ?, ?, ?)',
-  );
-  const tokenByHash = db.prepare<[Buffer], { workspace_id: number; token_hash: Buffer }>(
-    'SELECT workspace_id, token_hash FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
-  );
-  const activeToken = db.prepare<[number], { token: string }>(
-    'SELECT token FROM api_tokens WHERE workspace_id = ? AND revoked_at IS NULL ORDER BY id DESC LIMIT 1',
-  );
-  const revokeTokens = db.prepare(
-    'UPDATE api_tokens SET revoked_at = ? WHERE workspace_id = ? AND revoked_at IS NULL',
-  );
-  const seatsUsed = db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM users WHERE workspace_id = ?');
-  const getSetting = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?');
-  const putSetting = db.prepare('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)');
-  // key >= prefix AND key < prefix || U+FFFF: a range of the primary key.
-  const settingKeys = db.prepare<[string, string], { key: string }>('SELECT key FROM settings WHERE key >= ? AND key < ?');
-  const deleteSetting = db.prepare('DELETE FROM settings WHERE key = ?');
+const INSERT = query<{ id: number }>(
+  `INSERT INTO workspaces (name, plan, is_local, partner_id, owner_email, seats_purchased, quota_total,
+     quota_period_start, created_at)
+   VALUES (@name, @plan, @isLocal, @partnerId, @ownerEmail, @seatsPurchased, @quotaTotal, @now, @now)
+   RETURNING id`,
+);
+const BY_ID = query<WorkspaceRow>('SELECT * FROM workspaces WHERE id = @id');
+const COUNT = query<{ n: number }>('SELECT COUNT(*) AS n FROM workspaces');
+const LOCAL = query<WorkspaceRow>('SELECT * FROM workspaces WHERE is_local = 1 ORDER BY id LIMIT 1');
+const UPDATE = query(
+  `UPDATE workspaces SET name = @name, plan = @plan, seats_purchased = @seats_purchased,
+     send_interval_ms = @send_interval_ms, quota_total = @quota_total, owner_email = @owner_email,
+     storage_limit_bytes = @storage_limit_bytes WHERE id = @id`,
+);
+const ADD_STORAGE = query({
+  sqlite: 'UPDATE workspaces SET storage_used_bytes = MAX(0, storage_used_bytes + @delta) WHERE id = @id',
+  postgres: 'UPDATE workspaces SET storage_used_bytes = GREATEST(0, storage_used_bytes + @delta) WHERE id = @id',
+});
+// Only a workspace still in an earlier period is reset, so two writers rolling it over reset it once.
+const RESET_PERIOD = query(
+  'UPDATE workspaces SET quota_used = 0, quota_period_start = @periodStart WHERE id = @id AND quota_period_start < @periodStart',
+);
+const ADD_USED = query('UPDATE workspaces SET quota_used = quota_used + @delta WHERE id = @id');
+// The check and the debit in one statement: concurrent debits of one workspace can never overdraw it.
+const DEBIT = query('UPDATE workspaces SET quota_used = quota_used + @credits WHERE id = @id AND quota_used + @credits <= quota_total');
+const LEDGER = query(
+  `INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
+   VALUES (@workspaceId, @messageId, @delta, @reason, @now)`,
+);
+const HAS_RESTORE = query<{ one: number }>(`SELECT 1 AS one FROM credit_ledger WHERE message_id = @messageId AND reason = 'restore'`);
+const DEBITED_AT = query<{ created_at: number }>(
+  `SELECT created_at FROM credit_ledger WHERE message_id = @messageId AND reason = 'debit'`,
+);
+const INSERT_TOKEN = query(
+  'INSERT INTO api_tokens (workspace_id, token_hash, token, created_at) VALUES (@workspaceId, @hash, @token, @now)',
+);
+const TOKEN_BY_HASH = query<{ workspace_id: number; token_hash: Buffer }>(
+  'SELECT workspace_id, token_hash FROM api_tokens WHERE token_hash = @hash AND revoked_at IS NULL',
+);
+const ACTIVE_TOKEN = query<{ token: string }>(
+  'SELECT token FROM api_tokens WHERE workspace_id = @workspaceId AND revoked_at IS NULL ORDER BY id DESC LIMIT 1',
+);
+const REVOKE_TOKENS = query('UPDATE api_tokens SET revoked_at = @now WHERE workspace_id = @workspaceId AND revoked_at IS NULL');
+const SEATS_USED = query<{ n: number }>('SELECT COUNT(*) AS n FROM users WHERE workspace_id = @workspaceId');
+const GET_SETTING = query<{ value: string }>('SELECT value FROM settings WHERE key = @key');
+const PUT_SETTING = query('INSERT INTO settings (key, value) VALUES (@key, @value) ON CONFLICT DO NOTHING');
+// key >= prefix AND key < prefix || U+FFFF: a range of the primary key. PostgreSQL compares in code-point
+// order ("C", as SQLite does) so the range means the same whatever the database's collation.
+const SETTING_KEYS = query<{ key: string }>({
+  sqlite: 'SELECT key FROM settings WHERE key >= @prefix AND key < @end',
+  postgres: 'SELECT key FROM settings WHERE key COLLATE "C" >= @prefix AND key COLLATE "C" < @end',
+});
+const DELETE_SETTING = query('DELETE FROM settings WHERE key = @key');
 
+/** Workspaces, their API tokens, settings and the credit ledger. */
+export function createWorkspaceStore(sql: SqlExecutor) {
   return {
-    insert: (w: NewWorkspace): number =>
-      Number(insert.run({ ...w, isLocal: w.isLocal ? 1 : 0 }).lastInsertRowid),
-    byId: (id: number): WorkspaceRow | undefined => byId.get(id),
-    local: (): WorkspaceRow | undefined => local.get(),
-    count: (): number => count.get()?.n ?? 0,
-    update: (row: WorkspaceRow): void => void update.run(row),
-    resetPeriod: (id: number, periodStart: number): void => void setUsed.run(0, periodStart, id),
-    addUsed: (id: number, delta: number): void => void addUsed.run(delta, id),
+    insert: async (w: NewWorkspace): Promise<number> => (await sql.get(INSERT, { ...w, isLocal: w.isLocal ? 1 : 0 }))!.id,
+    byId: (id: number): Promise<WorkspaceRow | undefined> => sql.get(BY_ID, { id }),
+    local: (): Promise<WorkspaceRow | undefined> => sql.get(LOCAL),
+    count: async (): Promise<number> => (await sql.get(COUNT))?.n ?? 0,
+    update: async (row: WorkspaceRow): Promise<void> => void (await sql.run(UPDATE, { ...row })),
+    /** Moves the workspace into the period starting at `periodStart`; false when it already was there. */
+    resetPeriod: async (id: number, periodStart: number): Promise<boolean> => (await sql.run(RESET_PERIOD, { id, periodStart })) > 0,
+    addUsed: async (id: number, delta: number): Promise<void> => void (await sql.run(ADD_USED, { id, delta })),
+    /** Adds `credits` to what was used if the quota still has room for them; false (nothing changed) if not. */
+    debit: async (id: number, credits: number): Promise<boolean> => (await sql.run(DEBIT, { id, credits })) > 0,
     /** Moves the workspace's stored-bytes total by `delta` (an upload adds, a delete subtracts). */
-    addStorage: (id: number, delta: number): void => void addStorage.run(delta, id),
-    recordCredit: (workspaceId: number, messageId: number | null, delta: number, reason: string, now: number) =>
-      void ledger.run(workspaceId, messageId, delta, reason, now),
-    isRestored: (messageId: number): boolean => hasRestore.get(messageId) !== undefined,
-    debitedAt: (messageId: number): number | undefined => debitedAt.get(messageId)?.created_at,
-    insertToken: (workspaceId: number, hash: Buffer, token: string, now: number): void =>
-      void insertToken.run(workspaceId, hash, token, now),
-    tokenByHash: (hash: Buffer) => tokenByHash.get(hash),
-    activeToken: (workspaceId: number): string | undefined => activeToken.get(workspaceId)?.token,
-    revokeTokens: (workspaceId: number, now: number): void => void revokeTokens.run(now, workspaceId),
-    seatsUsed: (workspaceId: number): number => seatsUsed.get(workspaceId)?.n ?? 0,
-    getSetting: (key: string): string | undefined => getSetting.get(key)?.value,
+    addStorage: async (id: number, delta: number): Promise<void> => void (await sql.run(ADD_STORAGE, { id, delta })),
+    recordCredit: async (workspaceId: number, messageId: number | null, delta: number, reason: string, now: number): Promise<void> =>
+      void (await sql.run(LEDGER, { workspaceId, messageId, delta, reason, now })),
+    isRestored: async (messageId: number): Promise<boolean> => (await sql.get(HAS_RESTORE, { messageId })) !== undefined,
+    debitedAt: async (messageId: number): Promise<number | undefined> => (await sql.get(DEBITED_AT, { messageId }))?.created_at,
+    insertToken: async (workspaceId: number, hash: Buffer, token: string, now: number): Promise<void> =>
+      void (await sql.run(INSERT_TOKEN, { workspaceId, hash, token, now })),
+    tokenByHash: (hash: Buffer) => sql.get(TOKEN_BY_HASH, { hash }),
+    activeToken: async (workspaceId: number): Promise<string | undefined> => (await sql.get(ACTIVE_TOKEN, { workspaceId }))?.token,
+    revokeTokens: async (workspaceId: number, now: number): Promise<void> => void (await sql.run(REVOKE_TOKENS, { workspaceId, now })),
+    seatsUsed: async (workspaceId: number): Promise<number> => (await sql.get(SEATS_USED, { workspaceId }))?.n ?? 0,
+    getSetting: async (key: string): Promise<string | undefined> => (await sql.get(GET_SETTING, { key }))?.value,
     /** First writer wins, so concurrent processes agree on one value. */
-    putSettingOnce: (key: string, value: string): void => void putSetting.run(key, value),
-    settingKeys: (prefix: string): string[] => settingKeys.all(prefix, `${prefix}\uffff`).map((row) => row.key),
-    deleteSetting: (key: string): void => void deleteSetting.run(key),
+    putSettingOnce: async (key: string, value: string): Promise<void> => void (await sql.run(PUT_SETTING, { key, value })),
+    settingKeys: async (prefix: string): Promise<string[]> =>
+      (await sql.all(SETTING_KEYS, { prefix, end: `${prefix}\uffff` })).map((row) => row.key),
+    deleteSetting: async (key: string): Promise<void> => void (await sql.run(DELETE_SETTING, { key })),
   };
 }
 

@@ -20,33 +20,40 @@ interface ClaimedSend {
  */
 export function createSendDispatcher(ctx: EngineContext, owner: string = processOwner()): JobRunner {
   const reapDeadLeases = createDeadLeaseReaper(ctx.stores.jobs, ctx.clock);
-  const claim = (): ClaimedSend | null => {
+  const claim = async (): Promise<ClaimedSend | null> => {
     // A plain read first: most polls find nothing due, and they should not take the write lock for it.
-    if (ctx.stores.jobs.dueSend(ctx.clock.now()) === undefined) return null;
-    return inWriteTransaction(ctx.db, () => {
-      const now = ctx.clock.now();
-      const job = ctx.stores.jobs.dueSend(now);
-      if (job === undefined) return null;
-      const message = ctx.stores.messages.byId(job.ref_id);
-      const account = ctx.stores.accounts.byId(job.queue_key);
-      if (message === undefined || account === undefined) {
-        ctx.stores.jobs.remove(job.id);
-        return null;
-      }
-      ctx.stores.accounts.reserveSlot(account.id, now + spacingFor(ctx, account.workspace_id));
-      ctx.stores.jobs.lease(job.id, owner, now + ctx.config.sendLeaseMs);
-      if (message.status === 'Pending') {
-        ctx.stores.messages.setStatus({ id: message.id, status: 'Sending', failureReason: null, networkMessageId: null, sentAt: null });
-      }
-      return { jobId: job.id, message, account };
-    });
+    if ((await ctx.stores.jobs.dueSend(ctx.clock.now())) === undefined) return null;
+    // Read committed: on PostgreSQL the claim locks the job it takes (SKIP LOCKED), so replicas racing for
+    // the same job skip to the next instead of failing and retrying.
+    return inWriteTransaction(
+      ctx,
+      async (tx) => {
+        const now = tx.clock.now();
+        const job = await tx.stores.jobs.dueSend(now);
+        if (job === undefined) return null;
+        const message = await tx.stores.messages.byId(job.ref_id);
+        const account = await tx.stores.accounts.byId(job.queue_key);
+        if (message === undefined || account === undefined) {
+          await tx.stores.jobs.remove(job.id);
+          return null;
+        }
+        await tx.stores.accounts.reserveSlot(account.id, now + (await spacingFor(tx, account.workspace_id)));
+        await tx.stores.jobs.lease(job.id, owner, now + tx.config.sendLeaseMs);
+        if (message.status === 'Pending') {
+          await tx.stores.messages.setStatus({ id: message.id, status: 'Sending', failureReason: null, networkMessageId: null, sentAt: null });
+        }
+        return { jobId: job.id, message, account };
+      },
+      { isolation: 'read committed' },
+    );
   };
 
+  // Outside any transaction: the network may take seconds, and no lock or connection is held meanwhile.
   const deliver = async ({ message, account }: ClaimedSend): Promise<DeliveryOutcome> => {
     if (account.status !== 'connected') {
       return { status: 'failed', reason: 'account_not_connected', detail: `account ${account.phone} is ${account.status}` };
     }
-    const attachment = message.file_id === null ? null : (ctx.stores.files.byId(message.file_id) ?? null);
+    const attachment = message.file_id === null ? null : ((await ctx.stores.files.byId(message.file_id)) ?? null);
     try {
       return await ctx.network.deliver({
         messageUid: message.uid,
@@ -63,31 +70,31 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   };
 
   // Finishes a message exactly once: a copy of the job finished by another process changes nothing.
-  const complete = (claimed: ClaimedSend, outcome: DeliveryOutcome): void =>
-    inWriteTransaction(ctx.db, () => {
-      const current = ctx.stores.messages.byId(claimed.message.id);
+  const complete = (claimed: ClaimedSend, outcome: DeliveryOutcome): Promise<void> =>
+    inWriteTransaction(ctx, async (tx) => {
+      const current = await tx.stores.messages.byId(claimed.message.id);
       // By message, not job id: SQLite reuses a deleted job's rowid, so a late finisher could hit a newer job.
-      ctx.stores.jobs.removeByRef('send', claimed.message.id);
+      await tx.stores.jobs.removeByRef('send', claimed.message.id);
       if (current === undefined || current.status === 'Sent' || current.status === 'Failed') return;
-      const now = ctx.clock.now();
+      const now = tx.clock.now();
       const workspaceId = current.workspace_id;
       if (outcome.status === 'sent') {
-        ctx.stores.messages.markSent(current.id, outcome.networkMessageId, now);
-        ctx.events.emit({ type: 'message:sent:new', workspaceId, messageId: current.id });
-        ctx.events.emit({ type: 'message:new', workspaceId, messageId: current.id });
+        await tx.stores.messages.markSent(current.id, outcome.networkMessageId, now);
+        await tx.events.emit(tx, { type: 'message:sent:new', workspaceId, messageId: current.id });
+        await tx.events.emit(tx, { type: 'message:new', workspaceId, messageId: current.id });
       } else {
-        ctx.stores.messages.setStatus({ id: current.id, status: 'Failed', failureReason: outcome.reason, networkMessageId: null, sentAt: null });
-        restoreCredits(ctx.stores.workspaces, workspaceId, current.id, current.credits, now);
+        await tx.stores.messages.setStatus({ id: current.id, status: 'Failed', failureReason: outcome.reason, networkMessageId: null, sentAt: null });
+        await restoreCredits(tx.stores.workspaces, workspaceId, current.id, current.credits, now);
       }
     });
 
   return {
     name: 'send',
     async runDue() {
-      reapDeadLeases();
+      await reapDeadLeases();
       let processed = 0;
-      for (let claimed = claim(); claimed !== null; claimed = claim()) {
-        complete(claimed, await deliver(claimed));
+      for (let claimed = await claim(); claimed !== null; claimed = await claim()) {
+        await complete(claimed, await deliver(claimed));
         processed += 1;
       }
       return processed;
@@ -97,8 +104,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
 }
 
 /** The workspace's own interval (Business plan) or a uniform random delay of about 2 seconds. */
-function spacingFor(ctx: EngineContext, workspaceId: number): number {
-  const interval = ctx.stores.workspaces.byId(workspaceId)?.send_interval_ms;
+async function spacingFor(ctx: EngineContext, workspaceId: number): Promise<number> {
+  const interval = (await ctx.stores.workspaces.byId(workspaceId))?.send_interval_ms;
   if (interval !== null && interval !== undefined) return interval;
   const { min, max } = ctx.config.sendSpacingMs;
   return Math.round(min + ctx.random.next() * (max - min));

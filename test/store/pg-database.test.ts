@@ -85,11 +85,11 @@ describe('PostgreSQL store', () => {
   it('notify: a wake-up sent in a transaction reaches every replica after the commit, not before', async () => {
     const [a, b] = [open(), open()];
     const seen: string[] = [];
-    b.subscribe((topic) => seen.push(topic));
+    b.notifications.subscribe((topic) => seen.push(topic));
     await b.listening();
     let committed = false;
     await a.write(async (tx) => {
-      await a.notify(tx, 'send');
+      await a.notifications.notify(tx, 'send');
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(seen).toEqual([]);
       committed = true;
@@ -101,7 +101,7 @@ describe('PostgreSQL store', () => {
   it('notify: a listener whose connection is cut reconnects by itself and wakes every subscriber to look again', async () => {
     const db = open();
     const seen: string[] = [];
-    db.subscribe((topic) => seen.push(topic));
+    db.notifications.subscribe((topic) => seen.push(topic));
     await db.listening();
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();

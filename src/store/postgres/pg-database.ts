@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { query, type SqlExecutor } from '../sql.js';
+import type { SqlDatabase, WriteOptions } from '../sql-database.js';
 import { pgExecutor } from './pg-executor.js';
 import { isRetryableConflict, mapPgError, unavailable } from './pg-errors.js';
 import { NOTIFY_CHANNEL, PgNotifications, listenerConfig, type NotificationHandler } from './pg-notifications.js';
@@ -36,12 +37,12 @@ const NOTIFY = query('SELECT pg_notify(@channel, @topic)');
 /** How many times a transaction is run when it keeps losing serialization conflicts. */
 const MAX_CONFLICT_RETRIES = 8;
 
-export class PgDatabase {
+export class PgDatabase implements SqlDatabase {
   readonly dialect = 'postgres' as const;
   readonly pool: pg.Pool;
   /** Autocommit statements on the pool. */
   readonly sql: SqlExecutor;
-  private readonly notifications: PgNotifications;
+  private readonly listener: PgNotifications;
   private closed = false;
 
   constructor(private readonly options: PgDatabaseOptions) {
@@ -57,7 +58,7 @@ export class PgDatabase {
     // An idle connection cut by a server restart emits here; without a listener it would end the process.
     this.pool.on('error', (error) => options.onError?.(error));
     this.sql = pgExecutor(this.pool);
-    this.notifications = new PgNotifications({
+    this.listener = new PgNotifications({
       newClient: () => new pg.Client(listenerConfig({ connectionString: options.url, types: typeParsers, application_name: 'svc-listen' })),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
     });
@@ -68,12 +69,13 @@ export class PgDatabase {
    * failure or deadlock runs `fn` again from the start, so `fn` must only touch the database (and state it
    * rebuilds on every run).
    */
-  async write<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  async write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    const begin = options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE';
     for (let attempt = 1; ; attempt += 1) {
       const client = await this.connect();
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
+        await client.query(begin);
         const result = await fn(pgExecutor(client));
         await client.query('COMMIT');
         return result;
@@ -93,25 +95,23 @@ export class PgDatabase {
     }
   }
 
-  /** Queues a wake-up for every process, sent when `tx` commits (immediately outside a transaction). */
-  async notify(tx: SqlExecutor, topic: string): Promise<void> {
-    await tx.run(NOTIFY, { channel: NOTIFY_CHANNEL, topic });
-  }
-
-  /** Calls `handler` with every topic notified by any replica; returns an unsubscribe. */
-  subscribe(handler: NotificationHandler): () => void {
-    return this.notifications.subscribe(handler);
-  }
+  /** Wake-ups across replicas: `notify` is sent when `tx` commits; `subscribe` hears every replica's. */
+  readonly notifications = {
+    notify: async (tx: SqlExecutor, topic: string): Promise<void> => {
+      await tx.run(NOTIFY, { channel: NOTIFY_CHANNEL, topic });
+    },
+    subscribe: (handler: NotificationHandler): (() => void) => this.listener.subscribe(handler),
+  };
 
   /** Resolves once this process listens for notifications. */
   listening(): Promise<void> {
-    return this.notifications.ready();
+    return this.listener.ready();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.notifications.stop();
+    await this.listener.stop();
     await this.pool.end();
   }
 

@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { usageError } from '../errors.js';
+
+/**
+ * `svc admin migrate` and `svc admin copy`: the schema of a PostgreSQL database, and moving a data directory
+ * onto one. The PostgreSQL driver is loaded only here and when an engine opens a `postgres://` URL.
+ */
+export function registerAdminDatabase(admin: Command, ctx: CliContext): void {
+  admin
+    .command('migrate')
+    .description('bring the database schema up to this version of svc (--database URL, or the --data directory)')
+    .action(async () => {
+      refuseRemote(ctx);
+      const config = ctx.config();
+      if (config.databaseUrl !== undefined) {
+        const { migratePostgresUrl } = await import('../../store/postgres/open-postgres.js');
+        const result = await migratePostgresUrl(config.databaseUrl);
+        ctx.output.result(
+          { store: 'postgres', version: result.version, applied: result.applied },
+          { kind: 'record', rows: [['store', 'postgres'], ['version', result.version], ['applied', result.applied.length === 0 ? 'nothing (already current)' : result.applied.join(', ')]] },
+        );
+        return;
+      }
+      const { openDatabase, schemaVersion } = await import('../../store/database.js');
+      const { databasePath } = await import('../../runtime/open-engine.js');
+      const db = openDatabase(databasePath(config.dataDir));
+      try {
+        const version = schemaVersion(db);
+        ctx.output.result({ store: 'sqlite', version, data_dir: config.dataDir }, { kind: 'record', rows: [['store', 'sqlite'], ['version', version], ['data_dir', config.dataDir]] });
+      } finally {
+        db.close();
+      }
+    });
+
+  admin
+    .command('copy')
+    .description('copy every row of a data directory (--data DIR) into an empty PostgreSQL database (--database URL)')
+    .action(async () => {
+      refuseRemote(ctx);
+      const config = ctx.config();
+      if (config.databaseUrl === undefined) {
+        throw usageError('svc admin copy needs the target: --database URL', 'e.g. svc admin copy --data ./data --database postgres://svc@127.0.0.1:5432/svc');
+      }
+      const { databasePath } = await import('../../runtime/open-engine.js');
+      const path = databasePath(config.dataDir);
+      if (!existsSync(path)) throw usageError(`no svc database in ${config.dataDir}`, 'pass the data directory the server ran with: --data DIR');
+      const { openDatabase } = await import('../../store/database.js');
+      const { openPostgres } = await import('../../store/postgres/open-postgres.js');
+      const { copySqliteToPostgres } = await import('../../store/postgres/copy-from-sqlite.js');
+      const source = openDatabase(path);
+      try {
+        const target = await openPostgres(config.databaseUrl);
+        try {
+          ctx.output.note(`copying ${path} ...`);
+          const tables = await copySqliteToPostgres(source, target.pool);
+          const rows = tables.reduce((sum, table) => sum + table.rows, 0);
+          ctx.output.result(
+            { tables, rows },
+            { kind: 'table', head: ['table', 'rows'], rows: tables.map((table) => [table.table, table.rows]), empty: 'no tables' },
+          );
+          ctx.output.note(`copied ${rows} rows; start svc serve with --database (the data directory is left as it was)`);
+        } finally {
+          await target.close();
+        }
+      } finally {
+        source.close();
+      }
+    });
+}
+
+function refuseRemote(ctx: CliContext): void {
+  if (ctx.globals.baseUrl !== undefined) {
+    throw usageError('admin commands work on a database, not on a remote instance', 'drop --base-url and pass --data DIR or --database URL');
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The database behind one engine, whichever store it is: SQLite in a data directory (the embedded default)
+ * or PostgreSQL shared by replicas. The engine sees only this interface and the `SqlExecutor` of sql.ts.
+ */
+import { query, type Dialect, type SqlExecutor } from './sql.js';
+
+export interface WriteOptions {
+  /**
+   * SQLite: join the write transaction that the next turn of the event loop commits for every request that
+   * asked for one (group commit), each in its own savepoint. PostgreSQL runs the transaction alone.
+   */
+  grouped?: boolean;
+  /**
+   * PostgreSQL isolation. `serializable` (the default) makes every check-then-write rule as exact as on
+   * SQLite's single writer; `read committed` is for claims that lock the rows they take
+   * (`FOR UPDATE SKIP LOCKED`), where replicas racing for the same rows should skip, not fail and retry.
+   */
+  isolation?: 'serializable' | 'read committed';
+}
+
+export interface SqlDatabase {
+  readonly dialect: Dialect;
+  /** Autocommit statements: reads, and writes that are one statement. */
+  readonly sql: SqlExecutor;
+  /**
+   * Runs `fn` in one write transaction and commits; rolls back on any error. `fn` may be run again from the
+   * start (PostgreSQL serialization failures), so it must only touch the database through `tx` and await
+   * nothing else: no network, no timers.
+   */
+  write<T>(fn: (tx: SqlExecutor) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /** Wake-ups for other processes on the same database (PostgreSQL LISTEN/NOTIFY); absent on SQLite. */
+  readonly notifications?: {
+    /** Sent when `tx` commits. */
+    notify(tx: SqlExecutor, topic: string): Promise<void>;
+    subscribe(handler: (topic: string) => void): () => void;
+  };
+  close(): Promise<void>;
+}
+
+const SAVEPOINT = query('SAVEPOINT svc_nested');
+const RELEASE = query('RELEASE SAVEPOINT svc_nested');
+const ROLLBACK_TO = query('ROLLBACK TO SAVEPOINT svc_nested');
+
+/**
+ * Runs `fn` inside a savepoint of the open transaction `tx`, so a failure undoes only `fn`'s own writes and
+ * the caller may catch it and go on (group commit does, once per request of a batch).
+ */
+export async function inSavepoint<T>(tx: SqlExecutor, fn: () => Promise<T>): Promise<T> {
+  await tx.run(SAVEPOINT);
+  try {
+    const result = await fn();
+    await tx.run(RELEASE);
+    return result;
+  } catch (error) {
+    await tx.run(ROLLBACK_TO);
+    await tx.run(RELEASE);
+    throw error;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The embedded store: one better-sqlite3 connection per process. Statements are synchronous underneath and
+ * resolve at once; write transactions are queued so only one is open on the connection at a time, and
+ * writes that ask for it share a group commit (one COMMIT per turn of the event loop).
+ */
+import type { Statement as PreparedStatement } from 'better-sqlite3';
+import type { Db } from './database.js';
+import type { Params, SqlExecutor, Statement } from './sql.js';
+import { inSavepoint, type SqlDatabase, type WriteOptions } from './sql-database.js';
+
+interface GroupedWrite {
+  fn: (tx: SqlExecutor) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Most writes one group commit carries; the rest wait for the next. */
+const MAX_GROUP = 512;
+
+export class SqliteDatabase implements SqlDatabase {
+  readonly dialect = 'sqlite' as const;
+  readonly sql: SqlExecutor;
+  private readonly prepared = new Map<number, PreparedStatement>();
+  private readonly begin: PreparedStatement;
+  private readonly commit: PreparedStatement;
+  private readonly rollback: PreparedStatement;
+  private writing = false;
+  private readonly waitingWriters: Array<() => void> = [];
+  private group: GroupedWrite[] = [];
+  private groupScheduled = false;
+
+  constructor(
+    readonly db: Db,
+    private readonly beforeClose?: () => Promise<void>,
+  ) {
+    const statement = (s: Statement): PreparedStatement => {
+      let prepared = this.prepared.get(s.id);
+      if (prepared === undefined) {
+        prepared = db.prepare(s.text.sqlite);
+        this.prepared.set(s.id, prepared);
+      }
+      return prepared;
+    };
+    this.sql = {
+      dialect: 'sqlite',
+      all: async <Row>(s: Statement<Row>, params?: Params) => statement(s).all(params ?? {}) as Row[],
+      get: async <Row>(s: Statement<Row>, params?: Params) => statement(s).get(params ?? {}) as Row | undefined,
+      run: async (s: Statement, params?: Params) => statement(s).run(params ?? {}).changes,
+    };
+    this.begin = db.prepare('BEGIN IMMEDIATE');
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+  }
+
+  write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    if (options.grouped === true) {
+      return new Promise<T>((resolve, reject) => {
+        this.group.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+        this.scheduleGroup();
+      });
+    }
+    return this.exclusively(() => this.transaction(() => fn(this.sql)));
+  }
+
+  async close(): Promise<void> {
+    await this.beforeClose?.();
+    this.db.close();
+  }
+
+  /**
+   * One transaction at a time on the connection: the IMMEDIATE lock orders writers of different processes,
+   * this queue the writers of this one (their statements would otherwise land in each other's transaction).
+   */
+  private async exclusively<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.writing) await new Promise<void>((resolve) => this.waitingWriters.push(resolve));
+    this.writing = true;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waitingWriters.shift();
+      if (next === undefined) this.writing = false;
+      else next();
+    }
+  }
+
+  private async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    // A read-only snapshot (a data directory svc may not write) has nothing to lock: reads inside fn work,
+    // and the first write fails with SQLITE_READONLY before anything changes.
+    if (this.db.readonly) return fn();
+    this.begin.run();
+    try {
+      const result = await fn();
+      this.commit.run();
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.rollback.run();
+      throw error;
+    }
+  }
+
+  private scheduleGroup(): void {
+    if (this.groupScheduled) return;
+    this.groupScheduled = true;
+    setImmediate(() => {
+      this.groupScheduled = false;
+      void this.flushGroup();
+    });
+  }
+
+  /**
+   * Group commit: the writes queued during one turn share a transaction, each in its own savepoint, so one
+   * failing request undoes only its own writes. Nobody is answered before the shared COMMIT, so an
+   * acknowledged write is as durable as with a transaction of its own.
+   */
+  private async flushGroup(): Promise<void> {
+    const batch = this.group.splice(0, MAX_GROUP);
+    if (this.group.length > 0) this.scheduleGroup();
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      await this.exclusively(() =>
+        this.transaction(async () => {
+          for (const item of batch) {
+            try {
+              outcomes.push({ ok: true, value: await inSavepoint(this.sql, () => item.fn(this.sql)) });
+            } catch (error) {
+              outcomes.push({ ok: false, error });
+            }
+          }
+        }),
+      );
+    } catch (error) {
+      // The shared commit itself failed (for example the lock stayed busy): nothing of the batch was written.
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+  }
+}
