@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { measurePostMessages } from './post-messages.mjs';
 import { measureLatencyVsSize } from './million.mjs';
 import { measureStartup } from './startup.mjs';
+import { measureStores } from './postgres.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -22,6 +23,14 @@ const sections = {
     rows: (p) => [
       ['POST /api/messages, bare node:http', `${p.bare_node_http.requests_per_second} req/s`, `p50 ${p.bare_node_http.latency_p50_ms} ms, p99 ${p.bare_node_http.latency_p99_ms} ms`, `peak RSS ${p.bare_node_http.peak_rss_mib} MiB`],
       ['POST /api/messages, svc serve (durable queue)', `${p.svc.requests_per_second} req/s (${p.ratio}x bare)`, `p50 ${p.svc.latency_p50_ms} ms, p99 ${p.svc.latency_p99_ms} ms`, `peak RSS ${p.svc.peak_rss_mib} MiB`],
+    ],
+  },
+  stores: {
+    run: () => measureStores(svc, { seconds, connections }),
+    rows: (s) => [
+      ['POST /api/messages, svc serve on SQLite (--data)', `${s.sqlite.requests_per_second} req/s`, `p50 ${s.sqlite.latency_p50_ms} ms, p99 ${s.sqlite.latency_p99_ms} ms`, `peak RSS ${s.sqlite.peak_rss_mib} MiB`],
+      ['POST /api/messages, PostgreSQL, 1 replica', `${s.postgres_1_replica.requests_per_second} req/s (${s.postgres_1_vs_sqlite}x SQLite)`, `p50 ${s.postgres_1_replica.latency_p50_ms} ms, p99 ${s.postgres_1_replica.latency_p99_ms} ms`, `peak RSS ${s.postgres_1_replica.peak_rss_mib.join(', ')} MiB`],
+      ['POST /api/messages, PostgreSQL, 2 replicas (wrk round robin)', `${s.postgres_2_replicas.requests_per_second} req/s (${s.postgres_2_vs_1}x 1 replica)`, `p50 ${s.postgres_2_replicas.latency_p50_ms} ms, p99 ${s.postgres_2_replicas.latency_p99_ms} ms`, `peak RSS ${s.postgres_2_replicas.peak_rss_mib.join(', ')} MiB`],
     ],
   },
   latency_vs_size: {

@@ -5,7 +5,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const script = (method, body, headers) => `
+const script = (method, body, headers, spread) => `
+${spread === undefined ? '' : `local targets = { ${spread.map((t) => `{ ${JSON.stringify(t.hostname)}, ${JSON.stringify(t.port)} }`).join(', ')} }
+local next_target = 0
+-- Round robin over the replicas: each wrk thread (and its connections) loads the next one.
+function setup(thread)
+  local target = targets[(next_target % #targets) + 1]
+  next_target = next_target + 1
+  thread.addr = wrk.lookup(target[1], target[2])[1]
+end`}
 wrk.method = ${JSON.stringify(method)}
 wrk.body = ${JSON.stringify(body ?? '')}
 ${Object.entries(headers ?? {}).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')}
@@ -17,11 +25,14 @@ function done(summary, latency, requests)
 end
 `;
 
-/** Runs wrk against `url` for `seconds` with `connections` (one thread) and resolves with its summary. */
-export function wrk({ url, seconds, connections, method = 'POST', body, headers, threads = 1 }) {
+/**
+ * Runs wrk against `url` for `seconds` with `connections` (one thread) and resolves with its summary.
+ * `spreadOver` (origins of replicas serving the same API) gives each of `threads` threads the next one.
+ */
+export function wrk({ url, seconds, connections, method = 'POST', body, headers, threads = 1, spreadOver }) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-wrk-'));
   const lua = join(dir, 'request.lua');
-  writeFileSync(lua, script(method, body, headers));
+  writeFileSync(lua, script(method, body, headers, spreadOver?.map((origin) => new URL(origin))));
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', lua, url], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

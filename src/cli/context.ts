@@ -108,6 +108,7 @@ export class CliContext {
         baseUrl: config.baseUrl,
         token: config.token,
         dataDir: config.dataDir,
+        ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
         workspaceId,
       });
     }
@@ -137,6 +138,7 @@ export class CliContext {
       partnerId,
       partnerSecret,
       dataDir: config.dataDir,
+      ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
     });
     this.partnerClients.push(client);
     return client;

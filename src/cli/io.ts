@@ -15,6 +15,8 @@ export interface ServeOptions {
   port: number;
   host: string;
   dataDir: string;
+  /** A `postgres://` URL (--database, SVC_DATABASE_URL): the database served instead of `dataDir`. */
+  databaseUrl?: string;
   dev: boolean;
   publicUrl?: string;
   rateLimitPerMinute?: number;
@@ -57,7 +59,7 @@ export interface CliIo {
   prompt?: (question: PromptQuestion) => Promise<string>;
   createClient?: (config: ClientConfig) => Promise<SvcClient>;
   createPartnerClient?: (config: PartnerClientConfig) => Promise<PartnerClient>;
-  openEngine?: (opts: { dataDir: string }) => Promise<Engine>;
+  openEngine?: (opts: { dataDir: string; databaseUrl?: string }) => Promise<Engine>;
   serve?: (opts: ServeOptions) => Promise<ServeHandle>;
   /**
    * Lets a long-running command (serve, waiting for delivery) handle Ctrl-C itself; returns an unsubscribe.

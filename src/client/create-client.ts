@@ -6,6 +6,8 @@ export interface ClientConfig {
   token?: string | undefined;
   /** Data directory of the local embedded engine. */
   dataDir: string;
+  /** A `postgres://` URL: the local engine runs on that database instead of `dataDir`. */
+  databaseUrl?: string | undefined;
   /**
    * Workspace to act on when the local engine is used without a token (`svc sim ... --workspace WS`).
    * A remote instance always acts on the token's workspace, so it is not sent there.
@@ -25,6 +27,7 @@ export async function createClient(config: ClientConfig): Promise<SvcClient> {
   const { openLocalClient } = await import('./local-client.js');
   return openLocalClient({
     dataDir: config.dataDir,
+    ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
     ...(config.token === undefined ? {} : { token: config.token }),
     ...(config.workspaceId === undefined ? {} : { workspaceId: config.workspaceId }),
   });

@@ -1,12 +1,16 @@
 import type { SvcClient } from './client.js';
 import type { Engine } from '../engine/engine-api.js';
+import type { ListenSessionsApi } from '../engine/listen-sessions.js';
 import { SvcError } from '../engine/errors.js';
 import { openEngine } from '../runtime/open-engine.js';
+import { redactDatabaseUrl } from '../store/postgres/database-url.js';
 import { localWebhooksClient } from './webhooks-clients.js';
 import { createLocalListenClient } from './local-listen.js';
 
 export interface LocalClientOptions {
   dataDir: string;
+  /** A `postgres://` URL: the engine runs on that database instead of `dataDir`. */
+  databaseUrl?: string;
   /** A Public API token of a workspace in this database; without it the Local workspace is used. */
   token?: string;
   /** A workspace id in this database (whoever can read the data directory may act for any workspace). */
@@ -18,22 +22,33 @@ export interface LocalClientOptions {
  * background workers, so queued messages go out while this process lives.
  */
 export async function openLocalClient(options: LocalClientOptions): Promise<SvcClient> {
-  const engine = openEngine({ dataDir: options.dataDir, dev: true });
+  const engine = await openEngine({ dataDir: options.dataDir, dev: true, ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }) });
   try {
     // Resolved on first use: `svc sim scan` needs no workspace (the link names it), so it must not create one.
-    let workspaceId: number | undefined;
-    const workspace = () => (workspaceId ??= resolveWorkspace(engine, options));
+    // The promise is kept, so concurrent first uses resolve it once; a failure is not kept (the next call retries).
+    let workspaceId: Promise<number> | undefined;
+    const workspace = (): Promise<number> => {
+      workspaceId ??= resolveWorkspace(engine, options).catch((error: unknown) => {
+        workspaceId = undefined;
+        throw error;
+      });
+      return workspaceId;
+    };
     engine.workers.start();
-    return createLocalClient(engine, workspace, `local engine (${options.dataDir})`, () => engine.close());
+    return createLocalClient(engine, workspace, localTarget(options), () => engine.close());
   } catch (error) {
     await engine.close();
     throw error;
   }
 }
 
-function resolveWorkspace(engine: Engine, options: LocalClientOptions): number {
+/** How errors name the local engine: its data directory, or its database URL without the password. */
+export const localTarget = (options: { dataDir: string; databaseUrl?: string | undefined }): string =>
+  `local engine (${options.databaseUrl === undefined ? options.dataDir : redactDatabaseUrl(options.databaseUrl)})`;
+
+async function resolveWorkspace(engine: Engine, options: LocalClientOptions): Promise<number> {
   if (options.token !== undefined && options.token !== '') {
-    const workspaceId = engine.authenticate(options.token);
+    const workspaceId = await engine.authenticate(options.token);
     if (workspaceId === null) {
       throw new SvcError('unauthorized', 'The API token was refused by the local engine', {
         hint: 'check --token, or leave it out to use the Local workspace',
@@ -42,58 +57,63 @@ function resolveWorkspace(engine: Engine, options: LocalClientOptions): number {
     return workspaceId;
   }
   if (options.workspaceId !== undefined) {
-    engine.workspace(options.workspaceId).getWorkspace(); // throws not_found for an unknown workspace
+    await engine.workspace(options.workspaceId).getWorkspace(); // rejects with not_found for an unknown workspace
     return options.workspaceId;
   }
-  return engine.ensureLocalWorkspace().workspace_id;
+  return (await engine.ensureLocalWorkspace()).workspace_id;
 }
 
-/** Wraps one workspace of an engine; the engine's synchronous answers become promises. */
-export function createLocalClient(engine: Engine, workspace: number | (() => number), target: string, close: () => Promise<void>): SvcClient {
-  const workspaceId = typeof workspace === 'number' ? () => workspace : workspace;
-  const api = new LazyApi(() => engine.workspace(workspaceId()));
-  const simApi = new LazyApi(() => engine.sim(workspaceId()));
-  const run = async <T>(fn: () => T): Promise<T> => fn();
+/** Wraps one workspace of an engine (its id, or how to find it on first use) as an SvcClient. */
+export function createLocalClient(
+  engine: Engine,
+  workspace: number | (() => Promise<number>),
+  target: string,
+  close: () => Promise<void>,
+): SvcClient {
+  const workspaceId = typeof workspace === 'number' ? async () => workspace : workspace;
+  const api = async () => engine.workspace(await workspaceId());
+  const simApi = async () => engine.sim(await workspaceId());
   return {
     target,
-    sendToPhone: (input) => run(() => api.get().sendToPhone(input)),
-    sendToChatName: (input) => run(() => api.get().sendToChatName(input)),
-    sendToChat: (chatId, input) => run(() => api.get().sendToChat(chatId, input)),
-    getMessage: (uid) => run(() => api.get().getMessage(uid)),
-    listChats: (page = 1) => run(() => api.get().listChats(page)),
-    getChat: (chatId) => run(() => api.get().getChat(chatId)),
-    updateChat: (chatId, input) => run(() => api.get().updateChat(chatId, input)),
-    listChatMessages: (chatId, page = 1) => run(() => api.get().listChatMessages(chatId, page)),
-    uploadFile: (input) => run(() => api.get().uploadFile(input)),
-    listFiles: (page = 1) => run(() => api.get().listFiles(page)),
-    getFile: (uid) => run(() => api.get().getFile(uid)),
-    deleteFile: (uid) => run(() => api.get().deleteFile(uid)),
-    listAccounts: (page = 1) => run(() => api.get().listAccounts(page)),
-    getWorkspace: () => run(() => api.get().getWorkspace()),
-    listTemplates: (page = 1) => run(() => api.get().listTemplates(page)),
-    createTemplate: (input) => run(() => api.get().createTemplate(input)),
+    sendToPhone: async (input) => (await api()).sendToPhone(input),
+    sendToChatName: async (input) => (await api()).sendToChatName(input),
+    sendToChat: async (chatId, input) => (await api()).sendToChat(chatId, input),
+    getMessage: async (uid) => (await api()).getMessage(uid),
+    listChats: async (page = 1) => (await api()).listChats(page),
+    getChat: async (chatId) => (await api()).getChat(chatId),
+    updateChat: async (chatId, input) => (await api()).updateChat(chatId, input),
+    listChatMessages: async (chatId, page = 1) => (await api()).listChatMessages(chatId, page),
+    uploadFile: async (input) => (await api()).uploadFile(input),
+    listFiles: async (page = 1) => (await api()).listFiles(page),
+    getFile: async (uid) => (await api()).getFile(uid),
+    deleteFile: async (uid) => (await api()).deleteFile(uid),
+    listAccounts: async (page = 1) => (await api()).listAccounts(page),
+    getWorkspace: async () => (await api()).getWorkspace(),
+    listTemplates: async (page = 1) => (await api()).listTemplates(page),
+    createTemplate: async (input) => (await api()).createTemplate(input),
     sim: {
-      connect: (input) => run(() => simApi.get().connect(input)),
-      receive: (input) => run(() => simApi.get().receive(input)),
-      react: (input) => run(() => simApi.get().react(input)),
-      disconnect: (phone) => run(() => simApi.get().disconnect(phone)),
-      suspend: (phone) => run(() => simApi.get().suspend(phone)),
-      resume: (phone) => run(() => simApi.get().resume(phone)),
-      setUnreachable: (phone, unreachable) => run(() => simApi.get().setUnreachable(phone, unreachable)),
-      scan: (input) => run(() => engine.connect.scan(input)),
+      connect: async (input) => (await simApi()).connect(input),
+      receive: async (input) => (await simApi()).receive(input),
+      react: async (input) => (await simApi()).react(input),
+      disconnect: async (phone) => (await simApi()).disconnect(phone),
+      suspend: async (phone) => (await simApi()).suspend(phone),
+      resume: async (phone) => (await simApi()).resume(phone),
+      setUnreachable: async (phone, unreachable) => (await simApi()).setUnreachable(phone, unreachable),
+      scan: async (input) => engine.connect.scan(input),
     },
-    webhooks: localWebhooksClient(() => engine.webhooks(workspaceId())),
-    listen: createLocalListenClient(() => engine.listen(workspaceId())),
+    webhooks: localWebhooksClient(async () => engine.webhooks(await workspaceId())),
+    listen: createLocalListenClient(() => deferredListen(async () => engine.listen(await workspaceId()))),
     close,
   };
 }
 
-/** Built on first use, then kept. */
-class LazyApi<T> {
-  private value: T | undefined;
-  constructor(private readonly build: () => T) {}
-  get(): T {
-    this.value ??= this.build();
-    return this.value;
-  }
-}
+/** The listen sessions of a workspace that is found on first use: every call waits for it first. */
+const deferredListen = (scope: () => Promise<ListenSessionsApi>): ListenSessionsApi => ({
+  secret: async () => (await scope()).secret(),
+  open: async (input) => (await scope()).open(input),
+  get: async (id) => (await scope()).get(id),
+  claim: async (id) => (await scope()).claim(id),
+  takeOver: async (id) => (await scope()).takeOver(id),
+  report: async (id, input, options) => (await scope()).report(id, input, options),
+  close: async (id) => (await scope()).close(id),
+});

@@ -16,26 +16,27 @@ export function createLocalListenClient(scope: () => ListenSessionsApi, pollMs =
   let cached: ListenSessionsApi | undefined;
   const sessions = () => (cached ??= scope());
   return {
-    secret: async () => sessions().secret().secret,
+    secret: async () => (await sessions().secret()).secret,
 
     async open(options = {}) {
       const api = sessions();
-      const session = api.open(options.events === undefined ? {} : { events: options.events });
+      const session = await api.open(options.events === undefined ? {} : { events: options.events });
       const queue = new AsyncQueue<ListenDeliveryDto>();
       const deduper = new DeliveryDeduper();
       let closed = false;
       let timer: NodeJS.Timeout | undefined;
+      // Set once the first call to deliveries() starts the polling loop (one claim at a time, then a pause).
+      let polling = false;
 
-      const poll = (): void => {
-        timer = undefined;
+      const poll = async (): Promise<void> => {
         if (closed) return;
         try {
-          for (const delivery of api.claim(session.id)) if (deduper.admit(delivery)) queue.push(delivery);
+          for (const delivery of await api.claim(session.id)) if (!closed && deduper.admit(delivery)) queue.push(delivery);
         } catch (error) {
           // Gone: closed by someone else or expired. Anything else (a busy database) is retried next poll.
           if (isSvcError(error) && error.code === 'not_found') return queue.end(error);
         }
-        timer = setTimeout(poll, pollMs);
+        if (!closed) timer = setTimeout(() => void poll(), pollMs);
       };
 
       const listen: ListenSession = {
@@ -43,12 +44,15 @@ export function createLocalListenClient(scope: () => ListenSessionsApi, pollMs =
         secret: session.secret,
         events: session.events,
         deliveries: () => {
-          if (timer === undefined && !closed) poll();
+          if (!polling && !closed) {
+            polling = true;
+            void poll();
+          }
           return queue;
         },
         report: async (result) => {
           try {
-            return api.report(session.id, result, options.retryDelaysMs === undefined ? {} : { retryDelaysMs: options.retryDelaysMs });
+            return await api.report(session.id, result, options.retryDelaysMs === undefined ? {} : { retryDelaysMs: options.retryDelaysMs });
           } catch (error) {
             // Unreported: when the delivery is handed out again it must be forwarded again.
             deduper.forget(result.delivery_id);
@@ -61,7 +65,7 @@ export function createLocalListenClient(scope: () => ListenSessionsApi, pollMs =
           if (timer !== undefined) clearTimeout(timer);
           queue.end();
           try {
-            api.close(session.id);
+            await api.close(session.id);
           } catch (error) {
             if (!(isSvcError(error) && error.code === 'not_found')) throw error;
           }

@@ -45,6 +45,8 @@ export interface PartnerClientConfig {
   partnerSecret: string;
   /** Data directory of the local engine. */
   dataDir: string;
+  /** A `postgres://` URL: the local engine runs on that database instead of `dataDir`. */
+  databaseUrl?: string | undefined;
 }
 
 /** The one place that decides between the local engine and a remote Partner API (both loaded lazily). */

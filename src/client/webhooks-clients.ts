@@ -6,9 +6,9 @@
 import type { WebhookSubscriptionsApi } from '../engine/webhook-subscriptions.js';
 import type { WebhooksClient } from './client.js';
 
-/** Wraps the engine's synchronous answers in promises (errors become rejections, as over HTTP). */
-export function localWebhooksClient(api: () => WebhookSubscriptionsApi): WebhooksClient {
-  const run = async <T>(fn: (api: WebhookSubscriptionsApi) => T): Promise<T> => fn(api());
+/** Over the engine's subscriptions (`api` may find its scope first); errors are rejections, as over HTTP. */
+export function localWebhooksClient(api: () => WebhookSubscriptionsApi | Promise<WebhookSubscriptionsApi>): WebhooksClient {
+  const run = async <T>(fn: (api: WebhookSubscriptionsApi) => Promise<T>): Promise<T> => fn(await api());
   return {
     list: (page = 1) => run((a) => a.list(page)),
     create: (input) => run((a) => a.create(input)),

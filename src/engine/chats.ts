@@ -21,21 +21,21 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /**
  * The chat between an account and a contact, created when it does not exist yet. A new chat takes the
  * first free name among "Alice", "Alice (2)", "Alice (3)"..., and emits chat:created plus
- * chat:sent:created or chat:received:created. Call inside a write transaction.
+ * chat:sent:created or chat:received:created. Call inside a write transaction (`ctx` is its context).
  */
-export function findOrCreateChat(
+export async function findOrCreateChat(
   ctx: EngineContext,
   account: AccountRow,
   contactPhone: string,
   startedBy: 'workspace' | 'contact',
   preferredName?: string,
-): ChatRow {
-  const existing = ctx.stores.chats.byPair(account.id, contactPhone);
+): Promise<ChatRow> {
+  const existing = await ctx.stores.chats.byPair(account.id, contactPhone);
   if (existing !== undefined) return existing;
   const workspaceId = account.workspace_id;
   const chosen = preferredName === undefined || preferredName.trim() === '' ? contactPhone : chatNameOf(preferredName, 'chat_name');
-  const name = freeChatName(ctx, workspaceId, chosen);
-  const chatId = ctx.stores.chats.insert({
+  const name = await freeChatName(ctx, workspaceId, chosen);
+  const chatId = await ctx.stores.chats.insert({
     workspaceId,
     accountId: account.id,
     contactPhone,
@@ -43,37 +43,37 @@ export function findOrCreateChat(
     startedBy,
     now: ctx.clock.now(),
   });
-  ctx.events.emit({ type: 'chat:created', workspaceId, chatId });
-  ctx.events.emit({ type: startedBy === 'workspace' ? 'chat:sent:created' : 'chat:received:created', workspaceId, chatId });
-  return ctx.stores.chats.byId(workspaceId, chatId) as ChatRow;
+  await ctx.events.emit(ctx, { type: 'chat:created', workspaceId, chatId });
+  await ctx.events.emit(ctx, { type: startedBy === 'workspace' ? 'chat:sent:created' : 'chat:received:created', workspaceId, chatId });
+  return (await ctx.stores.chats.byId(workspaceId, chatId)) as ChatRow;
 }
 
 // Two indexed lookups whatever the number of namesakes: the base itself, then the highest "base (N)".
-function freeChatName(ctx: EngineContext, workspaceId: number, base: string): string {
-  if (!ctx.stores.chats.nameTaken(workspaceId, base)) return base;
-  return `${base} (${Math.max(1, ctx.stores.chats.highestNameSuffix(workspaceId, base)) + 1})`;
+async function freeChatName(ctx: EngineContext, workspaceId: number, base: string): Promise<string> {
+  if (!(await ctx.stores.chats.nameTaken(workspaceId, base))) return base;
+  return `${base} (${Math.max(1, await ctx.stores.chats.highestNameSuffix(workspaceId, base)) + 1})`;
 }
 
 /** A chat of this workspace by id, or not_found (a chat of another workspace is not found either). */
-export function chatOfWorkspace(ctx: EngineContext, workspaceId: number, chatId: number): ChatRow {
+export async function chatOfWorkspace(ctx: EngineContext, workspaceId: number, chatId: number): Promise<ChatRow> {
   assertId('chat id', chatId);
-  const chat = ctx.stores.chats.byId(workspaceId, chatId);
+  const chat = await ctx.stores.chats.byId(workspaceId, chatId);
   if (chat === undefined) throw notFound(`chat ${chatId}`, 'list chats with `svc chats list`');
   return chat;
 }
 
-export function listChats(ctx: EngineContext, workspaceId: number, page: number): Page<ChatDto> {
+export function listChats(ctx: EngineContext, workspaceId: number, page: number): Promise<Page<ChatDto>> {
   return pageOf(page, (limit, offset) => ctx.stores.chats.page(workspaceId, limit, offset), (row) => chatDto(ctx, row));
 }
 
 /** Renames a chat and assigns or unassigns it ("" unassigns), emitting chat:assigned / chat:unassigned. */
-export function updateChat(ctx: EngineContext, workspaceId: number, chatId: number, input: ChatUpdateInput): ChatDto {
-  return inWriteTransaction(ctx.db, () => {
-    const chat = chatOfWorkspace(ctx, workspaceId, chatId);
+export function updateChat(ctx: EngineContext, workspaceId: number, chatId: number, input: ChatUpdateInput): Promise<ChatDto> {
+  return inWriteTransaction(ctx, async (tx) => {
+    const chat = await chatOfWorkspace(tx, workspaceId, chatId);
     const next = { id: chat.id, name: chat.name, responsible_email: chat.responsible_email, responsible_name: chat.responsible_name };
     if (input.name !== undefined) {
       const name = chatNameOf(input.name);
-      if (name !== chat.name && ctx.stores.chats.nameTaken(workspaceId, name)) {
+      if (name !== chat.name && (await tx.stores.chats.nameTaken(workspaceId, name))) {
         throw conflict(`a chat named "${name}" already exists`, 'chat names are unique in a workspace; pick another');
       }
       next.name = name;
@@ -92,13 +92,13 @@ export function updateChat(ctx: EngineContext, workspaceId: number, chatId: numb
         next.responsible_name = email.split('@')[0] ?? email;
       }
     }
-    ctx.stores.chats.update(next);
-    if (event !== null) ctx.events.emit({ type: event, workspaceId, chatId });
-    return chatDto(ctx, chatOfWorkspace(ctx, workspaceId, chatId));
+    await tx.stores.chats.update(next);
+    if (event !== null) await tx.events.emit(tx, { type: event, workspaceId, chatId });
+    return chatDto(tx, await chatOfWorkspace(tx, workspaceId, chatId));
   });
 }
 
-export const chatDto = (ctx: EngineContext, row: ChatRow): ChatDto => ({
+export const chatDto = async (ctx: EngineContext, row: ChatRow): Promise<ChatDto> => ({
   id: row.id,
   name: row.name,
   phone: row.contact_phone,
@@ -106,6 +106,6 @@ export const chatDto = (ctx: EngineContext, row: ChatRow): ChatDto => ({
   messenger_account_phone: row.account_phone,
   responsible_email: row.responsible_email,
   responsible_name: row.responsible_name,
-  labels: ctx.stores.chats.labelsOf(row.id),
+  labels: await ctx.stores.chats.labelsOf(row.id),
   created_at: isoTime(row.created_at),
 });

@@ -89,8 +89,8 @@ export interface EngineContext {
   /** Where the engine reports attempts and backlogs (a no-op unless `svc serve` exports metrics). */
   metrics: EngineMetrics;
   /**
-   * Asks this process's worker of that name (`send`, `webhooks`) to run soon rather than at its next poll; a
-   * no-op until the workers exist. Callable inside a write transaction: the run starts after the commit.
+   * Asks the workers of that name (`send`, `webhooks`) to run soon rather than at their next poll: this
+   * process's, and on PostgreSQL every replica's. Inside a write transaction it takes effect after the commit.
    */
   wake: (runnerName: string) => void;
 }
@@ -101,9 +101,17 @@ export interface EngineContext {
  * to the enclosing boundary, which undoes everything since. `fn` may run more than once (PostgreSQL retries
  * serialization failures), so it awaits only the database and leaves side effects to after the commit.
  */
-export function inWriteTransaction<T>(ctx: EngineContext, fn: (tx: EngineContext) => Promise<T>, options?: WriteOptions): Promise<T> {
+export async function inWriteTransaction<T>(ctx: EngineContext, fn: (tx: EngineContext) => Promise<T>, options?: WriteOptions): Promise<T> {
   if (ctx.inTransaction) return fn(ctx);
-  return ctx.database.write((sql) => fn({ ...ctx, sql, stores: createStores(sql), inTransaction: true }), options);
+  // Wake-ups asked for inside the transaction go out after the commit (on every replica, on PostgreSQL): a
+  // worker woken earlier would look for rows it cannot see yet. A run that is retried forgets its own.
+  let wakes = new Set<string>();
+  const result = await ctx.database.write((sql) => {
+    wakes = new Set();
+    return fn({ ...ctx, sql, stores: createStores(sql), inTransaction: true, wake: (name) => void wakes.add(name) });
+  }, options);
+  for (const name of wakes) ctx.wake(name);
+  return result;
 }
 
 export type Stores = ReturnType<typeof createStores>;

@@ -29,23 +29,27 @@ export function quotaPeriod(anchor: number, at: number): { start: number; end: n
 
 const SHORTEST_MONTH_MS = 28 * 24 * 60 * 60 * 1000;
 
-/** Moves the workspace into the period that contains `now`, resetting what was used; returns the fresh row. */
-export function rollQuotaPeriod(store: WorkspaceStore, row: WorkspaceRow, now: number): WorkspaceRow {
+/**
+ * Moves the workspace into the period that contains `now`, resetting what was used; returns the fresh row.
+ * `store` must be the write transaction's when the row is then checked or debited.
+ */
+export async function rollQuotaPeriod(store: WorkspaceStore, row: WorkspaceRow, now: number): Promise<WorkspaceRow> {
   // No month is shorter than 28 days: until then the current period cannot have ended (this runs on every send).
   if (now - row.quota_period_start < SHORTEST_MONTH_MS) return row;
   const { start } = quotaPeriod(row.created_at, now);
   if (start <= row.quota_period_start) return row;
-  if (row.quota_used > 0) store.recordCredit(row.id, null, -row.quota_used, 'period_reset', now);
-  store.resetPeriod(row.id, start);
+  if (row.quota_used > 0) await store.recordCredit(row.id, null, -row.quota_used, 'period_reset', now);
+  await store.resetPeriod(row.id, start);
   return { ...row, quota_used: 0, quota_period_start: start };
 }
 
 /**
  * Takes `credits` from the workspace's quota for a message being accepted. Must run inside a write
- * transaction: the check and the debit then see no other writer in between, in any process.
+ * transaction (`store` is its store): the check and the debit then see no other writer in between, in any
+ * process.
  */
-export function debitCredits(store: WorkspaceStore, row: WorkspaceRow, messageId: number, credits: number, now: number): void {
-  const current = rollQuotaPeriod(store, row, now);
+export async function debitCredits(store: WorkspaceStore, row: WorkspaceRow, messageId: number, credits: number, now: number): Promise<void> {
+  const current = await rollQuotaPeriod(store, row, now);
   const remaining = current.quota_total - current.quota_used;
   if (remaining < credits) {
     throw new SvcError('quota_exceeded', `Messaging quota exhausted: ${remaining} of ${current.quota_total} credits left, this message needs ${credits}`, {
@@ -53,20 +57,23 @@ export function debitCredits(store: WorkspaceStore, row: WorkspaceRow, messageId
       details: { remaining, needed: credits },
     });
   }
-  store.addUsed(row.id, credits);
-  store.recordCredit(row.id, messageId, credits, 'debit', now);
+  await store.addUsed(row.id, credits);
+  await store.recordCredit(row.id, messageId, credits, 'debit', now);
 }
 
-/** Gives back the credits of a message that could not be sent; a second restore of one message is a no-op. */
-export function restoreCredits(store: WorkspaceStore, workspaceId: number, messageId: number, credits: number, now: number): void {
-  if (store.isRestored(messageId)) return;
-  const row = store.byId(workspaceId);
+/**
+ * Gives back the credits of a message that could not be sent; a second restore of one message is a no-op.
+ * Runs inside a write transaction (`store` is its store).
+ */
+export async function restoreCredits(store: WorkspaceStore, workspaceId: number, messageId: number, credits: number, now: number): Promise<void> {
+  if (await store.isRestored(messageId)) return;
+  const row = await store.byId(workspaceId);
   if (row === undefined) return;
-  const current = rollQuotaPeriod(store, row, now);
+  const current = await rollQuotaPeriod(store, row, now);
   // A debit of an earlier period was wiped by its reset: giving it back would free credits of this one.
-  const debitedAt = store.debitedAt(messageId);
+  const debitedAt = await store.debitedAt(messageId);
   const inPeriod = debitedAt !== undefined && debitedAt >= current.quota_period_start;
   const delta = inPeriod ? Math.min(credits, current.quota_used) : 0;
-  store.addUsed(workspaceId, -delta);
-  store.recordCredit(workspaceId, messageId, -delta, 'restore', now);
+  await store.addUsed(workspaceId, -delta);
+  await store.recordCredit(workspaceId, messageId, -delta, 'restore', now);
 }

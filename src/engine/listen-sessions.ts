@@ -8,7 +8,7 @@ import type {
   ListenSecretDto,
   ListenSessionDto,
 } from '../wire/listen-types.js';
-import { createListenStore, type ListenScope, type ListenSessionRow, type ListenStore } from '../store/listen-store.js';
+import type { ListenScope, ListenSessionRow } from '../store/listen-store.js';
 import { didYouMean } from '../wire/suggest.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { maxAttempts } from '../webhooks/retry-schedule.js';
@@ -18,7 +18,6 @@ import { inWriteTransaction, type EngineContext } from './context.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { PARTNER_EVENTS } from './events.js';
 import { assertId } from './ids.js';
-import { webhookRuntime } from './webhook-runtime.js';
 
 /**
  * A session not seen (no stream, no poll) for this long is removed: when the next session opens, and by the
@@ -38,30 +37,20 @@ const MAX_ERROR_LENGTH = 500;
 /** `svc webhooks listen` sessions of one workspace or partner: the engine's side of the listen clients. */
 export interface ListenSessionsApi {
   /** The scope's listener secret (created on first use; every session signs with it). */
-  secret(): ListenSecretDto;
+  secret(): Promise<ListenSecretDto>;
   /** Opens a session with one listener subscription per event; removes stale sessions first. */
-  open(input: ListenOpenInput): ListenSessionDto;
+  open(input: ListenOpenInput): Promise<ListenSessionDto>;
   /** The session, marked as seen; not_found once it was closed or expired. */
-  get(id: string): ListenSessionDto;
+  get(id: string): Promise<ListenSessionDto>;
   /** Leases due deliveries of the session (up to the in-flight cap), signed with its secret. */
-  claim(id: string): ListenDeliveryDto[];
+  claim(id: string): Promise<ListenDeliveryDto[]>;
   /** A new stream took over: deliveries leased to an earlier one become due again at once. */
-  takeOver(id: string): void;
+  takeOver(id: string): Promise<void>;
   /** Records the local app's answer as that delivery's attempt, with the same retry rules as any subscription. */
-  report(id: string, input: ListenResultInput, options?: { retryDelaysMs?: readonly number[] }): ListenReportDto;
+  report(id: string, input: ListenResultInput, options?: { retryDelaysMs?: readonly number[] }): Promise<ListenReportDto>;
   /** Removes the session, its subscriptions and their deliveries. */
-  close(id: string): ListenClosedDto;
+  close(id: string): Promise<ListenClosedDto>;
 }
-
-const stores = new WeakMap<EngineContext, ListenStore>();
-const storeOf = (ctx: EngineContext): ListenStore => {
-  let store = stores.get(ctx);
-  if (store === undefined) {
-    store = createListenStore(ctx.db);
-    stores.set(ctx, store);
-  }
-  return store;
-};
 
 /** Lease owner of a session's deliveries: the session itself, so results survive a reconnect. */
 const ownerOf = (id: string): string => `listen:${id}`;
@@ -79,31 +68,32 @@ export const listenSessionsOf = (ctx: EngineContext, row: { workspace_id: number
   row.workspace_id !== null ? listenSessions(ctx, row.workspace_id) : partnerListenSessions(ctx, row.partner_id as number);
 
 function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly string[]): ListenSessionsApi {
-  const store = storeOf(ctx);
-  const { queue } = webhookRuntime(ctx);
   const owner = scope.workspaceId !== null ? 'workspace' : 'partner';
   const command = scope.workspaceId !== null ? 'svc webhooks listen' : 'svc partner webhooks listen';
+  // Workspace keys keep their original form, so secrets made before partner sessions existed stay valid.
+  const secretKey = scope.workspaceId !== null ? `listen_secret:${scope.workspaceId}` : `listen_secret:partner:${scope.partnerId}`;
 
-  const secret = (): string => {
-    // Workspace keys keep their original form, so secrets made before partner sessions existed stay valid.
-    const key = scope.workspaceId !== null ? `listen_secret:${scope.workspaceId}` : `listen_secret:partner:${scope.partnerId}`;
-    const existing = ctx.stores.workspaces.getSetting(key);
+  /** The scope's listener secret, created if missing; call inside a write transaction (`tx`). */
+  const secret = async (tx: EngineContext): Promise<string> => {
+    const existing = await tx.stores.workspaces.getSetting(secretKey);
     if (existing !== undefined) return existing;
-    // INSERT OR IGNORE: when two processes race, both read back the one that won.
-    ctx.stores.workspaces.putSettingOnce(key, generateSecret());
-    return ctx.stores.workspaces.getSetting(key) as string;
+    // Insert-if-absent: when two processes race, both read back the one that won.
+    await tx.stores.workspaces.putSettingOnce(secretKey, generateSecret());
+    return (await tx.stores.workspaces.getSetting(secretKey)) as string;
   };
 
-  const session = (id: unknown): ListenSessionRow => {
+  /** The session of this scope, read through `c` (the engine's context, or the transaction that depends on it). */
+  const session = async (c: EngineContext, id: unknown): Promise<ListenSessionRow> => {
     if (typeof id !== 'string' || !/^ls_[0-9a-f]{24}$/.test(id)) throw notFound('listen session');
-    const row = store.byId(id, scope);
+    const row = await c.stores.listen.byId(id, scope);
     if (row === undefined) throw notFound(`listen session ${id}`, `it was closed or expired; start \`${command}\` again`);
     return row;
   };
 
-  const seen = (row: ListenSessionRow): void => {
+  // A heartbeat, throttled: one autocommit statement; losing a race with a close only updates nothing.
+  const seen = async (row: ListenSessionRow): Promise<void> => {
     const now = ctx.clock.now();
-    if (now - row.last_seen_at >= HEARTBEAT_WRITE_MS) store.touch(row.id, now);
+    if (now - row.last_seen_at >= HEARTBEAT_WRITE_MS) await ctx.stores.listen.touch(row.id, now);
   };
 
   const dto = (row: ListenSessionRow): ListenSessionDto => ({
@@ -113,50 +103,63 @@ function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly stri
   });
 
   return {
-    secret: () => ({ secret: inWriteTransaction(ctx.db, secret) }),
+    secret: async () => ({ secret: await inWriteTransaction(ctx, secret) }),
 
-    open(input) {
+    async open(input) {
       const events = eventsOf(input.events, known);
       const now = ctx.clock.now();
       const id = `ls_${randomBytes(12).toString('hex')}`;
-      return inWriteTransaction(ctx.db, () => {
-        store.removeStale(now - LISTEN_SESSION_TTL_MS);
-        if (store.countOpen(scope) >= LISTEN_SESSIONS_PER_WORKSPACE) {
+      // Sweep, count and insert in one transaction: two opens at the limit cannot both get in.
+      return inWriteTransaction(ctx, async (tx) => {
+        const { listen } = tx.stores;
+        await listen.removeStale(now - LISTEN_SESSION_TTL_MS);
+        if ((await listen.countOpen(scope)) >= LISTEN_SESSIONS_PER_WORKSPACE) {
           throw conflict(
             `This ${owner} already has ${LISTEN_SESSIONS_PER_WORKSPACE} open listen sessions`,
             `stop a running \`${command}\` (Ctrl-C); a session whose stream is gone expires after a minute`,
           );
         }
-        const signing = secret();
-        store.insertSession({ id, scope, events, secret: signing, now });
+        const signing = await secret(tx);
+        await listen.insertSession({ id, scope, events, secret: signing, now });
         for (const eventType of events) {
-          store.insertSubscription({ sessionId: id, scope, eventType, url: `listen://${id}`, secret: signing, now });
+          await listen.insertSubscription({ sessionId: id, scope, eventType, url: `listen://${id}`, secret: signing, now });
         }
         return { id, secret: signing, events: [...events] };
       });
     },
 
-    get(id) {
-      const row = session(id);
-      seen(row);
+    async get(id) {
+      const row = await session(ctx, id);
+      await seen(row);
       return dto(row);
     },
 
-    claim(id) {
-      const row = session(id);
-      seen(row);
+    async claim(id) {
+      const row = await session(ctx, id);
+      await seen(row);
       const now = ctx.clock.now();
-      if (!store.hasDue(row.id, now)) return [];
-      const free = LISTEN_IN_FLIGHT_CAP - store.inFlight(ownerOf(row.id), now);
-      if (free <= 0) return [];
-      const claimed = queue.claimDue({
-        now,
-        limit: free,
-        owner: ownerOf(row.id),
-        leaseMs: LISTEN_LEASE_MS,
-        perSubscriptionCap: LISTEN_IN_FLIGHT_CAP,
-        listenSessionId: row.id,
-      });
+      // A plain read first: an idle stream's poll opens no write transaction.
+      if (!(await ctx.stores.listen.hasDue(row.id, now))) return [];
+      const sessionOwner = ownerOf(row.id);
+      // The in-flight count and the lease in one transaction, the session's row locked (PostgreSQL), so two
+      // polls of one session cannot both fill the cap; gone meanwhile (closed, expired) reads as not found.
+      const claimed = await inWriteTransaction(
+        ctx,
+        async (tx) => {
+          if (!(await tx.stores.listen.lockSession(row.id))) throw notFound(`listen session ${row.id}`, `it was closed or expired; start \`${command}\` again`);
+          const free = LISTEN_IN_FLIGHT_CAP - (await tx.stores.listen.inFlight(sessionOwner, now));
+          if (free <= 0) return [];
+          return tx.stores.deliveries.claim({
+            now,
+            limit: free,
+            owner: sessionOwner,
+            leaseMs: LISTEN_LEASE_MS,
+            perSubscriptionCap: LISTEN_IN_FLIGHT_CAP,
+            listenSessionId: row.id,
+          });
+        },
+        { isolation: 'read committed' },
+      );
       const attempts = maxAttempts(ctx.config.webhookRetryDelaysMs);
       return claimed.map((d) => ({
         id: d.id,
@@ -169,29 +172,34 @@ function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly stri
       }));
     },
 
-    takeOver(id) {
-      const row = session(id);
-      store.releaseLeases(ownerOf(row.id), ctx.clock.now());
+    async takeOver(id) {
+      await inWriteTransaction(ctx, async (tx) => {
+        const row = await session(tx, id);
+        await tx.stores.listen.releaseLeases(ownerOf(row.id), tx.clock.now());
+      });
     },
 
-    report(id, input, options = {}) {
-      const row = session(id);
-      const result = checkResult(input);
+    async report(id, input, options = {}) {
       const now = ctx.clock.now();
-      // No status and no error: the listener only printed the event (no --forward-to), which counts as received.
-      const code = result.status_code;
-      const ok = result.error === null && (code === null || (code >= 200 && code < 300));
-      const recorded = queue.recordAttempt({
-        deliveryId: result.delivery_id,
-        owner: ownerOf(row.id),
-        outcome: {
-          ok,
-          statusCode: result.status_code,
-          durationMs: result.duration_ms,
-          error: ok ? null : (result.error ?? `local app answered ${result.status_code}`),
-        },
-        now,
-        retryDelays: options.retryDelaysMs ?? ctx.config.webhookRetryDelaysMs,
+      const { result, recorded } = await inWriteTransaction(ctx, async (tx) => {
+        const row = await session(tx, id);
+        const result = checkResult(input);
+        // No status and no error: the listener only printed the event (no --forward-to), which counts as received.
+        const code = result.status_code;
+        const ok = result.error === null && (code === null || (code >= 200 && code < 300));
+        const recorded = await tx.stores.deliveries.record({
+          deliveryId: result.delivery_id,
+          owner: ownerOf(row.id),
+          outcome: {
+            ok,
+            statusCode: result.status_code,
+            durationMs: result.duration_ms,
+            error: ok ? null : (result.error ?? `local app answered ${result.status_code}`),
+          },
+          now,
+          retryDelays: options.retryDelaysMs ?? tx.config.webhookRetryDelaysMs,
+        });
+        return { result, recorded };
       });
       // Only a delivery this session was handed and has not answered yet takes a result: the route is
       // outside the per-minute limit, so anything else is refused rather than silently absorbed.
@@ -209,10 +217,13 @@ function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly stri
       };
     },
 
-    close(id) {
-      const row = session(id);
-      inWriteTransaction(ctx.db, () => store.remove(row.id));
-      return { closed: true, id: row.id };
+    async close(id) {
+      const closed = await inWriteTransaction(ctx, async (tx) => {
+        const row = await session(tx, id);
+        await tx.stores.listen.remove(row.id);
+        return row.id;
+      });
+      return { closed: true, id: closed };
     },
   };
 }

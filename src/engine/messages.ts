@@ -78,10 +78,12 @@ async function acceptOutgoing(
   }
   const label = fields.label?.trim();
   if (label !== undefined && label.length > 100) throw invalid('label may be at most 100 characters');
-  // Group commit: on SQLite the sends of one event-loop turn share a COMMIT (each in its own savepoint).
+  // Group commit: on SQLite the sends of one event-loop turn share a COMMIT (each in its own savepoint). On
+  // PostgreSQL the workspace row lock taken first orders concurrent sends of one workspace across replicas:
+  // serializable isolation would instead fail all but one of them and run them again.
   const result = await inWriteTransaction<SendResult>(ctx, async (tx) => {
     const now = tx.clock.now();
-    const workspace = await loadWorkspace(tx, workspaceId);
+    const workspace = await loadWorkspace(tx, workspaceId, { lock: true });
     const { account, chat } = await resolve(tx);
     const template =
       fields.attachment_template_id === undefined ? undefined : await tx.stores.files.templateById(workspaceId, fields.attachment_template_id);
@@ -102,7 +104,7 @@ async function acceptOutgoing(
     await tx.stores.jobs.insert({ kind: 'send', refId: messageId, queueKey: account.id, runAt: now, now });
     if (label !== undefined && label.length > 0) await tx.stores.chats.addLabel(workspaceId, chat.id, label);
     return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };
-  }, { grouped: true });
+  }, { grouped: true, isolation: 'read committed' });
   // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later).
   ctx.wake('send');
   return result;

@@ -6,20 +6,20 @@ export const QUOTA_NEAR_FULL_RATIO = 0.9;
 
 /**
  * Emits a partner event for a workspace owned by a partner; workspaces without one have no partner to tell.
- * Call inside the write transaction of the change, so the outbox row commits with it.
+ * Call inside the write transaction of the change (`ctx` is its context), so the outbox row commits with it.
  */
-export function emitPartnerEvent(ctx: EngineContext, workspaceId: number, type: PartnerEventType, data: Record<string, unknown>): void {
-  const partnerId = ctx.stores.partners.partnerOfWorkspace(workspaceId);
+export async function emitPartnerEvent(ctx: EngineContext, workspaceId: number, type: PartnerEventType, data: Record<string, unknown>): Promise<void> {
+  const partnerId = await ctx.stores.partners.partnerOfWorkspace(workspaceId);
   if (partnerId === null) return;
-  ctx.events.emit({ type, partnerId, workspaceId, data: { workspace_id: workspaceId, ...data } });
+  await ctx.events.emit(ctx, { type, partnerId, workspaceId, data: { workspace_id: workspaceId, ...data } });
 }
 
 /**
  * After a debit: fires the quota alerts whose threshold the usage has reached, once per quota period each
- * (partner_alerts keyed by the period start turns a repeat into a no-op).
+ * (partner_alerts keyed by the period start turns a repeat into a no-op). Runs inside the debit's transaction.
  */
-export function checkQuotaAlerts(ctx: EngineContext, workspaceId: number, now: number): void {
-  const row = ctx.stores.workspaces.byId(workspaceId);
+export async function checkQuotaAlerts(ctx: EngineContext, workspaceId: number, now: number): Promise<void> {
+  const row = await ctx.stores.workspaces.byId(workspaceId);
   if (row === undefined || row.partner_id === null || row.quota_total <= 0) return;
   const data = { quota_total: row.quota_total, quota_used: row.quota_used, period_start: new Date(row.quota_period_start).toISOString() };
   const alerts: Array<[PartnerEventType, boolean]> = [
@@ -27,17 +27,17 @@ export function checkQuotaAlerts(ctx: EngineContext, workspaceId: number, now: n
     ['workspace:quota_full', row.quota_used >= row.quota_total],
   ];
   for (const [type, reached] of alerts) {
-    if (reached && ctx.stores.partners.recordAlert(workspaceId, type, row.quota_period_start, now)) {
-      emitPartnerEvent(ctx, workspaceId, type, data);
+    if (reached && (await ctx.stores.partners.recordAlert(workspaceId, type, row.quota_period_start, now))) {
+      await emitPartnerEvent(ctx, workspaceId, type, data);
     }
   }
 }
 
 /** After users were added: fires `workspace:seats_full` once per seat count that gets filled. */
-export function checkSeatsAlert(ctx: EngineContext, workspaceId: number, seatsPurchased: number, now: number): void {
-  const used = ctx.stores.workspaces.seatsUsed(workspaceId);
+export async function checkSeatsAlert(ctx: EngineContext, workspaceId: number, seatsPurchased: number, now: number): Promise<void> {
+  const used = await ctx.stores.workspaces.seatsUsed(workspaceId);
   if (used < seatsPurchased) return;
-  if (ctx.stores.partners.recordAlert(workspaceId, 'workspace:seats_full', seatsPurchased, now)) {
-    emitPartnerEvent(ctx, workspaceId, 'workspace:seats_full', { seats_purchased: seatsPurchased, seats_used: used });
+  if (await ctx.stores.partners.recordAlert(workspaceId, 'workspace:seats_full', seatsPurchased, now)) {
+    await emitPartnerEvent(ctx, workspaceId, 'workspace:seats_full', { seats_purchased: seatsPurchased, seats_used: used });
   }
 }

@@ -14,16 +14,16 @@ export const MAX_USERS_PER_BATCH = 1000;
 
 /**
  * Creates `count` placeholder users, one seat each, all or none. The seat check and the inserts share one
- * IMMEDIATE transaction, so batches from any number of processes never overcommit the seats.
+ * write transaction, so batches from any number of processes never overcommit the seats.
  */
-export function createUsers(ctx: EngineContext, partnerId: number, workspaceId: number, input: PartnerUsersCreateInput): PartnerUserDto[] {
+export async function createUsers(ctx: EngineContext, partnerId: number, workspaceId: number, input: PartnerUsersCreateInput): Promise<PartnerUserDto[]> {
   const count = input.count;
   if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 1 || count > MAX_USERS_PER_BATCH) {
     throw invalid(`count must be a whole number from 1 to ${MAX_USERS_PER_BATCH}`);
   }
-  return inWriteTransaction(ctx.db, () => {
-    const workspace = partnerWorkspace(ctx, partnerId, workspaceId);
-    const used = ctx.stores.workspaces.seatsUsed(workspaceId);
+  return inWriteTransaction(ctx, async (tx) => {
+    const workspace = await partnerWorkspace(tx, partnerId, workspaceId);
+    const used = await tx.stores.workspaces.seatsUsed(workspaceId);
     const free = workspace.seats_purchased - used;
     if (count > free) {
       throw new SvcError('seats_full', `Not enough free seats: ${count} requested, ${Math.max(0, free)} of ${workspace.seats_purchased} free`, {
@@ -31,43 +31,46 @@ export function createUsers(ctx: EngineContext, partnerId: number, workspaceId: 
         details: { seats_purchased: workspace.seats_purchased, seats_used: used, requested: count },
       });
     }
-    const now = ctx.clock.now();
-    const ids = Array.from({ length: count }, (_, index) =>
+    const now = tx.clock.now();
+    const ids: number[] = [];
+    for (let index = 0; index < count; index += 1) {
       // Placeholder users: the partner's own user records live on its side; no e-mail is known here.
-      ctx.stores.partners.insertUser({ workspaceId, name: `User ${used + index + 1}`, email: '', now }),
-    );
-    checkSeatsAlert(ctx, workspaceId, workspace.seats_purchased, now);
-    return ids.map((id) => userDto(ctx.stores.partners.userOf(id, workspaceId)!));
+      ids.push(await tx.stores.partners.insertUser({ workspaceId, name: `User ${used + index + 1}`, email: '', now }));
+    }
+    await checkSeatsAlert(tx, workspaceId, workspace.seats_purchased, now);
+    const users: PartnerUserDto[] = [];
+    for (const id of ids) users.push(userDto((await tx.stores.partners.userOf(id, workspaceId))!));
+    return users;
   });
 }
 
 /** The workspace's users, 50 a page, in the `{items, page, has_more_pages}` shape of every list. */
-export function listUsers(ctx: EngineContext, partnerId: number, workspaceId: number, page = 1): Page<PartnerUserDto> {
-  partnerWorkspace(ctx, partnerId, workspaceId);
+export async function listUsers(ctx: EngineContext, partnerId: number, workspaceId: number, page = 1): Promise<Page<PartnerUserDto>> {
+  await partnerWorkspace(ctx, partnerId, workspaceId);
   // Bounded by the seats of the workspace: one read, paged in memory.
-  const rows = ctx.stores.partners.usersOf(workspaceId);
-  return pageOf(page, (limit, offset) => rows.slice(offset, offset + limit), userDto);
+  const rows = await ctx.stores.partners.usersOf(workspaceId);
+  return pageOf(page, async (limit, offset) => rows.slice(offset, offset + limit), userDto);
 }
 
 /** A user of a partner's workspace, or not_found (also for another partner's workspace). */
-export function partnerUser(ctx: EngineContext, partnerId: number, workspaceId: number, userId: number): PartnerUserRow {
-  partnerWorkspace(ctx, partnerId, workspaceId);
-  const user = ctx.stores.partners.userOf(userId, workspaceId);
+export async function partnerUser(ctx: EngineContext, partnerId: number, workspaceId: number, userId: number): Promise<PartnerUserRow> {
+  await partnerWorkspace(ctx, partnerId, workspaceId);
+  const user = await ctx.stores.partners.userOf(userId, workspaceId);
   if (user === undefined) throw notFound(`user ${userId} in workspace ${workspaceId}`, 'list users with `svc partner users list WS`');
   return user;
 }
 
 /** Logs the user's messenger account out. Without a connected account it is a no-op: `disconnected: false`. */
-export function disconnectUser(ctx: EngineContext, partnerId: number, workspaceId: number, userId: number): DisconnectResult {
-  return inWriteTransaction(ctx.db, () => {
-    const user = partnerUser(ctx, partnerId, workspaceId, userId);
-    const account = user.account_id === null ? undefined : ctx.stores.accounts.byId(user.account_id);
+export function disconnectUser(ctx: EngineContext, partnerId: number, workspaceId: number, userId: number): Promise<DisconnectResult> {
+  return inWriteTransaction(ctx, async (tx): Promise<DisconnectResult> => {
+    const user = await partnerUser(tx, partnerId, workspaceId, userId);
+    const account = user.account_id === null ? undefined : await tx.stores.accounts.byId(user.account_id);
     if (account === undefined || account.status === 'disconnected') {
       return { disconnected: false, disconnected_at: null, phone: account?.phone ?? null };
     }
     // Emits messenger:account:disconnected for the workspace and messenger_account:disconnected for the partner.
-    changeAccountStatus(ctx, account, 'disconnected');
-    return { disconnected: true, disconnected_at: isoTime(ctx.clock.now()), phone: account.phone };
+    await changeAccountStatus(tx, account, 'disconnected');
+    return { disconnected: true, disconnected_at: isoTime(tx.clock.now()), phone: account.phone };
   });
 }
 

@@ -22,23 +22,23 @@ const MAX_NAME = 200;
 const MAX_SEATS = 100_000;
 
 /** Issues a partner record out of band (`svc admin partner create`); the secret is shown this once. */
-export function createPartner(ctx: EngineContext, input: { name: string; email?: string }): CreatedPartner {
+export async function createPartner(ctx: EngineContext, input: { name: string; email?: string }): Promise<CreatedPartner> {
   const name = checkName(input.name, 'name');
   const email = checkOwnerEmail(input.email ?? null);
   const credentials = generatePartnerCredentials();
-  inWriteTransaction(ctx.db, () =>
-    ctx.stores.partners.insertPartner({ publicId: credentials.partner_id, name, secret: credentials.partner_secret, email, now: ctx.clock.now() }),
+  await inWriteTransaction(ctx, (tx) =>
+    tx.stores.partners.insertPartner({ publicId: credentials.partner_id, name, secret: credentials.partner_secret, email, now: tx.clock.now() }),
   );
   return { ...credentials, name };
 }
 
 /** The secret that verifies a partner's JWTs, or null for an unknown or disabled Partner ID. */
-export const partnerSecret = (ctx: EngineContext, publicId: string): string | null =>
-  ctx.stores.partners.byPublicId(publicId)?.secret ?? null;
+export const partnerSecret = async (ctx: EngineContext, publicId: string): Promise<string | null> =>
+  (await ctx.stores.partners.byPublicId(publicId))?.secret ?? null;
 
 /** True when `secret` is the partner's secret (constant-time), for the local partner client. */
-export function partnerSecretMatches(ctx: EngineContext, publicId: string, secret: string): boolean {
-  const stored = partnerSecret(ctx, publicId);
+export async function partnerSecretMatches(ctx: EngineContext, publicId: string, secret: string): Promise<boolean> {
+  const stored = await partnerSecret(ctx, publicId);
   if (stored === null) return false;
   const a = Buffer.from(stored);
   const b = Buffer.from(secret);
@@ -46,8 +46,8 @@ export function partnerSecretMatches(ctx: EngineContext, publicId: string, secre
 }
 
 /** The partner row of an authenticated Partner ID; unauthorized when it disappeared meanwhile. */
-export function partnerRow(ctx: EngineContext, publicId: string): PartnerRow {
-  const row = ctx.stores.partners.byPublicId(publicId);
+export async function partnerRow(ctx: EngineContext, publicId: string): Promise<PartnerRow> {
+  const row = await ctx.stores.partners.byPublicId(publicId);
   if (row === undefined) throw new SvcError('unauthorized', `Partner ${publicId} is unknown or disabled`);
   return row;
 }
@@ -58,28 +58,30 @@ export const partnerDto = (row: PartnerRow): PartnerDto => ({ partner_id: row.pu
  * A workspace of this partner. Another partner's workspace answers not_found, exactly like a missing one,
  * so ids of other partners' workspaces cannot be probed.
  */
-export function partnerWorkspace(ctx: EngineContext, partnerId: number, workspaceId: number): WorkspaceRow {
-  const row = ctx.stores.partners.workspaceOf(workspaceId, partnerId);
+export async function partnerWorkspace(ctx: EngineContext, partnerId: number, workspaceId: number): Promise<WorkspaceRow> {
+  const row = await ctx.stores.partners.workspaceOf(workspaceId, partnerId);
   if (row === undefined) throw notFound(`workspace ${workspaceId}`);
   return row;
 }
 
-export function createPartnerWorkspace(ctx: EngineContext, partnerId: number, input: PartnerWorkspaceCreateInput): PartnerWorkspaceDto {
+export async function createPartnerWorkspace(ctx: EngineContext, partnerId: number, input: PartnerWorkspaceCreateInput): Promise<PartnerWorkspaceDto> {
   const name = checkName(input.display_name, 'display_name');
   const seats = checkSeats(input.seats_purchased);
-  const created = createWorkspace(ctx, { name, seats, partnerId });
+  const created = await createWorkspace(ctx, { name, seats, partnerId });
   return partnerWorkspaceDto(ctx, partnerId, created.workspace_id);
 }
 
-export function partnerWorkspaceDto(ctx: EngineContext, partnerId: number, workspaceId: number): PartnerWorkspaceDto {
-  const row = inWriteTransaction(ctx.db, () =>
-    rollQuotaPeriod(ctx.stores.workspaces, partnerWorkspace(ctx, partnerId, workspaceId), ctx.clock.now()),
-  );
+export async function partnerWorkspaceDto(ctx: EngineContext, partnerId: number, workspaceId: number): Promise<PartnerWorkspaceDto> {
+  // The quota period rolls over on read; the seats in use are read in the same transaction.
+  const { row, seatsUsed } = await inWriteTransaction(ctx, async (tx) => {
+    const current = await rollQuotaPeriod(tx.stores.workspaces, await partnerWorkspace(tx, partnerId, workspaceId), tx.clock.now());
+    return { row: current, seatsUsed: await tx.stores.workspaces.seatsUsed(current.id) };
+  });
   return {
     workspace_id: row.id,
     display_name: row.name,
     seats_purchased: row.seats_purchased,
-    seats_used: ctx.stores.workspaces.seatsUsed(row.id),
+    seats_used: seatsUsed,
     messaging_quota: {
       total: row.quota_total,
       used: row.quota_used,
@@ -92,32 +94,33 @@ export function partnerWorkspaceDto(ctx: EngineContext, partnerId: number, works
 }
 
 /** Renames and resizes; seats go up or down but never below the seats in use (409). */
-export function updatePartnerWorkspace(
+export async function updatePartnerWorkspace(
   ctx: EngineContext,
   partnerId: number,
   workspaceId: number,
   input: PartnerWorkspaceUpdateInput,
-): PartnerWorkspaceDto {
-  inWriteTransaction(ctx.db, () => {
-    const row = partnerWorkspace(ctx, partnerId, workspaceId);
+): Promise<PartnerWorkspaceDto> {
+  // The seat count check and the write share one transaction: users added meanwhile cannot slip under it.
+  await inWriteTransaction(ctx, async (tx) => {
+    const row = await partnerWorkspace(tx, partnerId, workspaceId);
     const name = input.display_name === undefined ? row.name : checkName(input.display_name, 'display_name');
     const seats = input.seats_purchased === undefined ? row.seats_purchased : checkSeats(input.seats_purchased);
-    const used = ctx.stores.workspaces.seatsUsed(workspaceId);
+    const used = await tx.stores.workspaces.seatsUsed(workspaceId);
     if (seats < used) {
       throw conflict(`seats_purchased cannot go below the ${used} seats in use`, `pass --seats ${used} or more`);
     }
-    ctx.stores.partners.updateWorkspace(workspaceId, name, seats);
+    await tx.stores.partners.updateWorkspace(workspaceId, name, seats);
   });
   return partnerWorkspaceDto(ctx, partnerId, workspaceId);
 }
 
 /** The workspace's current Public API token; it never expires until rotated (SPEC.md 5). */
-export function getApiToken(ctx: EngineContext, partnerId: number, workspaceId: number): ApiTokenDto {
-  return inWriteTransaction(ctx.db, () => {
-    partnerWorkspace(ctx, partnerId, workspaceId);
+export function getApiToken(ctx: EngineContext, partnerId: number, workspaceId: number): Promise<ApiTokenDto> {
+  return inWriteTransaction(ctx, async (tx) => {
+    await partnerWorkspace(tx, partnerId, workspaceId);
     // A workspace always has a token from creation; issuing one here only heals a database edited by hand.
-    if (ctx.stores.partners.activeToken(workspaceId) === undefined) issueToken(ctx.stores.workspaces, workspaceId, ctx.clock.now());
-    const token = ctx.stores.partners.activeToken(workspaceId)!;
+    if ((await tx.stores.partners.activeToken(workspaceId)) === undefined) await issueToken(tx.stores.workspaces, workspaceId, tx.clock.now());
+    const token = (await tx.stores.partners.activeToken(workspaceId))!;
     return tokenDto(workspaceId, token.token, token.created_at);
   });
 }
@@ -130,12 +133,12 @@ const tokenDto = (workspaceId: number, token: string, createdAt: number): ApiTok
 });
 
 /** Issues a new token and revokes the old one in the same transaction, so the old one fails on the next request. */
-export function rotateApiToken(ctx: EngineContext, partnerId: number, workspaceId: number): ApiTokenDto {
-  return inWriteTransaction(ctx.db, () => {
-    partnerWorkspace(ctx, partnerId, workspaceId);
-    const now = ctx.clock.now();
-    const token = issueToken(ctx.stores.workspaces, workspaceId, now);
-    emitPartnerEvent(ctx, workspaceId, 'api-token:rotated', { rotated_at: isoTime(now) });
+export function rotateApiToken(ctx: EngineContext, partnerId: number, workspaceId: number): Promise<ApiTokenDto> {
+  return inWriteTransaction(ctx, async (tx) => {
+    await partnerWorkspace(tx, partnerId, workspaceId);
+    const now = tx.clock.now();
+    const token = await issueToken(tx.stores.workspaces, workspaceId, now);
+    await emitPartnerEvent(tx, workspaceId, 'api-token:rotated', { rotated_at: isoTime(now) });
     return tokenDto(workspaceId, token, now);
   });
 }

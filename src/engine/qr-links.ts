@@ -23,30 +23,30 @@ export interface ConnectSnapshot {
 }
 
 /** A new QR link for a user; the previous live link of the user is revoked in the same transaction. */
-export function createQrLink(
+export async function createQrLink(
   ctx: EngineContext,
   partnerId: number,
   workspaceId: number,
   userId: number,
   input: QrLinkCreateInput,
   linkBase: string,
-): QrLinkDto {
+): Promise<QrLinkDto> {
   const now = ctx.clock.now();
   const expiresAt = qrLinkExpiresAt(now, input.expires_in_hours);
   const code = generateLinkCode();
-  inWriteTransaction(ctx.db, () => {
-    partnerUser(ctx, partnerId, workspaceId, userId);
-    ctx.stores.qrLinks.revokeLive(userId, now);
-    ctx.stores.qrLinks.insert({ code, pairingKey: pairingLookupKey(code), workspaceId, userId, expiresAt, now });
+  await inWriteTransaction(ctx, async (tx) => {
+    await partnerUser(tx, partnerId, workspaceId, userId);
+    await tx.stores.qrLinks.revokeLive(userId, now);
+    await tx.stores.qrLinks.insert({ code, pairingKey: pairingLookupKey(code), workspaceId, userId, expiresAt, now });
   });
   return { user_id: userId, qr_link: qrLinkUrl(linkBase, code), expires_at: isoTime(expiresAt) };
 }
 
 /** The state of a link for its page and event stream, or null for an unknown code. */
-export function connectSnapshot(ctx: EngineContext, code: string): ConnectSnapshot | null {
-  const link = ctx.stores.qrLinks.byCode(code);
+export async function connectSnapshot(ctx: EngineContext, code: string): Promise<ConnectSnapshot | null> {
+  const link = await ctx.stores.qrLinks.byCode(code);
   if (link === undefined) return null;
-  const phone = link.connected_account_id === null ? null : (ctx.stores.accounts.byId(link.connected_account_id)?.phone ?? null);
+  const phone = link.connected_account_id === null ? null : ((await ctx.stores.accounts.byId(link.connected_account_id))?.phone ?? null);
   return { link, phone };
 }
 
@@ -55,34 +55,34 @@ export function connectSnapshot(ctx: EngineContext, code: string): ConnectSnapsh
  * as the user's messenger account and marks the link used, in one transaction. connectAccount emits the
  * workspace's `messenger:account:connected` and the partner's `messenger_account:connected`.
  */
-export function scanQrLink(ctx: EngineContext, input: SimScanInput): SimScanResult {
-  return inWriteTransaction(ctx.db, () => {
-    const now = ctx.clock.now();
-    const link = findLink(ctx, input, now);
+export function scanQrLink(ctx: EngineContext, input: SimScanInput): Promise<SimScanResult> {
+  return inWriteTransaction(ctx, async (tx) => {
+    const now = tx.clock.now();
+    const link = await findLink(tx, input, now);
     const state = qrLinkState(link, now);
     if (state !== 'waiting') throw conflict(`This QR link is ${state}`, 'ask for a new link (svc partner qr WS USER)');
-    const current = ctx.stores.accounts.byUser(link.user_id);
+    const current = await tx.stores.accounts.byUser(link.user_id);
     if (current !== undefined && current.status !== 'disconnected' && current.phone !== input.phone) {
       throw conflict(`User ${link.user_id} already has ${current.phone} connected`, 'disconnect it first (svc partner account disconnect WS USER --yes)');
     }
-    const account = connectAccount(ctx, link.workspace_id, { phone: input.phone, userId: link.user_id });
-    ctx.stores.qrLinks.markConnected(link.id, account.id, now);
+    const account = await connectAccount(tx, link.workspace_id, { phone: input.phone, userId: link.user_id });
+    await tx.stores.qrLinks.markConnected(link.id, account.id, now);
     return { phone: account.phone, status: 'connected', workspace_id: link.workspace_id, user_id: link.user_id };
   });
 }
 
-function findLink(ctx: EngineContext, input: SimScanInput, now: number): QrLinkRow {
+async function findLink(ctx: EngineContext, input: SimScanInput, now: number): Promise<QrLinkRow> {
   let code: string | null;
   if (input.qr_link !== undefined) {
     code = codeFromQrLink(input.qr_link);
     if (code === null) throw invalid('qr_link is not a connection link', 'pass the link `svc partner qr` printed');
   } else if (input.payload !== undefined) {
-    code = resolvePairingPayload(input.payload, now, (key) => ctx.stores.qrLinks.byPairingKey(key)?.code ?? null);
+    code = await resolvePairingPayload(input.payload, now, async (key) => (await ctx.stores.qrLinks.byPairingKey(key))?.code ?? null);
     if (code === null) throw notFound('QR code', 'scan the code the page shows right now; it changes every 20 s');
   } else {
     throw invalid('pass qr_link or payload');
   }
-  const link = ctx.stores.qrLinks.byCode(code);
+  const link = await ctx.stores.qrLinks.byCode(code);
   if (link === undefined) throw notFound('QR link');
   return link;
 }

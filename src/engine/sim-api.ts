@@ -14,26 +14,26 @@ export function createSimApi(ctx: EngineContext, workspaceId: number): SimApi {
     }
     return ctx.network;
   };
-  const status = (phone: string) => {
-    const account = accountOfWorkspace(ctx, workspaceId, phone);
-    return { phone: account.phone, status: ctx.stores.accounts.byId(account.id)!.status };
+  const status = async (phone: string) => {
+    const account = await accountOfWorkspace(ctx, workspaceId, phone);
+    return { phone: account.phone, status: account.status };
   };
-  const change = (phone: string, next: 'disconnected' | 'suspended' | 'resumed', allowedFrom: string[]) => {
-    const account = accountOfWorkspace(ctx, workspaceId, phone);
+  const change = async (phone: string, next: 'disconnected' | 'suspended' | 'resumed', allowedFrom: string[]) => {
+    const account = await accountOfWorkspace(ctx, workspaceId, phone);
     if (!allowedFrom.includes(account.status)) throw conflict(`account ${phone} is ${account.status}`, 'check the account with `svc accounts list`');
-    driver().changeAccount(phone, next);
+    await driver().changeAccount(phone, next);
     return status(phone);
   };
   return {
-    connect(input) {
+    async connect(input) {
       driver();
-      const account = connectAccount(ctx, workspaceId, input);
+      const account = await connectAccount(ctx, workspaceId, input);
       return { phone: account.phone, status: account.status };
     },
-    receive(input) {
-      accountOfWorkspace(ctx, workspaceId, input.to);
+    async receive(input) {
+      await accountOfWorkspace(ctx, workspaceId, input.to);
       if (!isInternationalPhone(input.from)) throw invalid('from must be an international number, e.g. +4915112345678');
-      const { messageUid, chatId } = driver().receive({
+      const { messageUid, chatId } = await driver().receive({
         accountPhone: input.to,
         contactPhone: input.from,
         ...(input.contact_name === undefined ? {} : { contactName: input.contact_name }),
@@ -43,17 +43,17 @@ export function createSimApi(ctx: EngineContext, workspaceId: number): SimApi {
       });
       return { message_uid: messageUid, chat_id: chatId };
     },
-    react(input) {
-      messageOfWorkspace(ctx, workspaceId, input.message_uid);
-      return { message_uid: input.message_uid, reactions: driver().react(input.message_uid, input.emoji, input.from) };
+    async react(input) {
+      await messageOfWorkspace(ctx, workspaceId, input.message_uid);
+      return { message_uid: input.message_uid, reactions: await driver().react(input.message_uid, input.emoji, input.from) };
     },
     disconnect: (phone) => change(phone, 'disconnected', ['connected', 'suspended']),
     suspend: (phone) => change(phone, 'suspended', ['connected']),
     resume: (phone) => change(phone, 'resumed', ['suspended']),
-    setUnreachable(phone, unreachable) {
+    async setUnreachable(phone, unreachable) {
       driver();
       if (typeof phone !== 'string' || phone.length === 0) throw invalid('phone is required');
-      ctx.stores.sim.setUnreachable(workspaceId, phone, unreachable);
+      await ctx.stores.sim.setUnreachable(workspaceId, phone, unreachable);
       return { phone, unreachable };
     },
   };

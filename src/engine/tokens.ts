@@ -6,19 +6,22 @@ export const generateToken = (): string => `svc_${randomBytes(32).toString('base
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
-/** Issues a new token for a workspace, revoking the previous ones (rotation makes them fail at once). */
-export function issueToken(store: WorkspaceStore, workspaceId: number, now: number): string {
-  store.revokeTokens(workspaceId, now);
+/**
+ * Issues a new token for a workspace, revoking the previous ones (rotation makes them fail at once). Call
+ * inside a write transaction (`store` is its store), so the revocation and the new token commit together.
+ */
+export async function issueToken(store: WorkspaceStore, workspaceId: number, now: number): Promise<string> {
+  await store.revokeTokens(workspaceId, now);
   const token = generateToken();
-  store.insertToken(workspaceId, hashToken(token), token, now);
+  await store.insertToken(workspaceId, hashToken(token), token, now);
   return token;
 }
 
 /** Finds the workspace by the token's hash and compares the hashes in constant time. */
-export function authenticateToken(store: WorkspaceStore, token: string): number | null {
+export async function authenticateToken(store: WorkspaceStore, token: string): Promise<number | null> {
   if (token.length === 0 || token.length > 512) return null;
   const hash = hashToken(token);
-  const row = store.tokenByHash(hash);
+  const row = await store.tokenByHash(hash);
   if (row === undefined) return null;
   return timingSafeEqual(hash, row.token_hash) ? row.workspace_id : null;
 }

@@ -41,16 +41,26 @@ const accountInput = (account: AccountRow): AccountInput => ({ fullName: account
  * The SPEC.md 2.5 body of a workspace event, read from the rows inside the transaction that emitted it;
  * null when a row has gone (nothing to tell). Download links are signed here and again before each attempt.
  */
-export function buildEventPayload(ctx: EngineContext, event: WorkspaceEvent): WebhookPayload | null {
+export async function buildEventPayload(ctx: EngineContext, event: WorkspaceEvent): Promise<WebhookPayload | null> {
   const { stores } = ctx;
   if ('messageId' in event && is<MessageEventType>(MESSAGE_EVENT_TYPES, event.type)) {
-    const message = stores.messages.byId(event.messageId);
-    const chat = message && stores.chats.byId(message.workspace_id, message.chat_id);
-    const account = message && stores.accounts.byId(message.messenger_account_id);
-    if (message === undefined || chat === undefined || account === undefined) return null;
-    const file = message.file_id === null ? undefined : stores.files.byId(message.file_id);
+    const message = await stores.messages.byId(event.messageId);
+    if (message === undefined) return null;
+    const chat = await stores.chats.byId(message.workspace_id, message.chat_id);
+    const account = await stores.accounts.byId(message.messenger_account_id);
+    if (chat === undefined || account === undefined) return null;
+    const file = message.file_id === null ? undefined : await stores.files.byId(message.file_id);
     const us = { fullName: account.full_name, phone: account.phone };
     const contact = { fullName: chat.name, phone: chat.contact_phone };
+    const attachments =
+      file === undefined
+        ? []
+        : [{
+            temporaryDownloadUrl: (await presign(ctx, file.uid, ctx.config.publicUrl)).temporary_download_url,
+            filename: file.filename,
+            size: file.size,
+            mimetype: file.mimetype,
+          }];
     return buildMessageEvent(event.type, {
       chat: chatInput(ctx, chat),
       account: accountInput(account),
@@ -63,22 +73,19 @@ export function buildEventPayload(ctx: EngineContext, event: WorkspaceEvent): We
         replyToUid: message.reply_to_uid,
         sender: message.direction === 'sent' ? us : contact,
         recipient: message.direction === 'sent' ? contact : us,
-        attachments:
-          file === undefined
-            ? []
-            : [{ temporaryDownloadUrl: presign(ctx, file.uid, ctx.config.publicUrl).temporary_download_url, filename: file.filename, size: file.size, mimetype: file.mimetype }],
-        reactions: stores.messages.reactionsOf(message.id) ?? {},
+        attachments,
+        reactions: (await stores.messages.reactionsOf(message.id)) ?? {},
       },
     });
   }
   if ('chatId' in event && is<ChatEventType>(CHAT_EVENT_TYPES, event.type)) {
-    const chat = stores.chats.byId(event.workspaceId, event.chatId);
-    const account = chat && stores.accounts.byId(chat.messenger_account_id);
+    const chat = await stores.chats.byId(event.workspaceId, event.chatId);
+    const account = chat && (await stores.accounts.byId(chat.messenger_account_id));
     if (chat === undefined || account === undefined) return null;
     return buildChatEvent(event.type, { chat: chatInput(ctx, chat), account: accountInput(account) });
   }
   if ('accountId' in event && is<AccountEventType>(ACCOUNT_EVENT_TYPES, event.type)) {
-    const account = stores.accounts.byId(event.accountId);
+    const account = await stores.accounts.byId(event.accountId);
     if (account === undefined) return null;
     return buildAccountEvent(event.type, { account: accountInput(account), occurredAt: ctx.clock.now() });
   }
@@ -132,7 +139,7 @@ const DOWNLOAD_PATH = /\/files\/([^/?#]+)$/;
  * valid 15 minutes from delivery, and a retry may come long after the event. Bodies without attachments
  * (almost all) are returned untouched, without parsing.
  */
-export function refreshDownloadUrls(ctx: EngineContext, body: string): string {
+export async function refreshDownloadUrls(ctx: EngineContext, body: string): Promise<string> {
   if (!body.includes('"temporary_download_url"')) return body;
   try {
     const parsed = JSON.parse(body) as { message?: { attachments?: Array<{ temporary_download_url?: unknown }> } };
@@ -142,7 +149,7 @@ export function refreshDownloadUrls(ctx: EngineContext, body: string): string {
       const match = DOWNLOAD_PATH.exec(url.pathname);
       if (match?.[1] === undefined) continue;
       const base = `${url.origin}${url.pathname.slice(0, match.index)}`;
-      attachment.temporary_download_url = presign(ctx, decodeURIComponent(match[1]), base).temporary_download_url;
+      attachment.temporary_download_url = (await presign(ctx, decodeURIComponent(match[1]), base)).temporary_download_url;
     }
     return JSON.stringify(parsed);
   } catch {

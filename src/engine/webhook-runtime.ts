@@ -1,25 +1,29 @@
-import { DeliveryLog } from '../webhooks/delivery-log.js';
-import { DeliveryQueue } from '../webhooks/delivery-queue.js';
-import { createWebhookStore, type WebhookStore } from '../store/webhook-store.js';
+import type { WebhookStore } from '../store/webhook-store.js';
+import type { DeliveryLog } from '../webhooks/delivery-log.js';
+import type { DeliveryQueue } from '../webhooks/delivery-queue.js';
 import type { EngineContext } from './context.js';
 
-/** What the webhook services of one engine share: statements prepared once, and a nudge for the worker. */
+/** The name the webhook worker wakes under (`ctx.wake`): this process's runner, and on PostgreSQL every replica's. */
+export const WEBHOOKS_WAKE = 'webhooks';
+
+/** What the webhook services use: the context's stores, and a nudge for the worker. */
 export interface WebhookRuntime {
   store: WebhookStore;
   queue: DeliveryQueue;
   log: DeliveryLog;
-  /** Called after a delivery was queued in this process, so the worker need not wait for its next poll. */
+  /** Call after a delivery was queued, so the worker need not wait for its next poll (after the commit, in a transaction). */
   wake: () => void;
 }
 
-const runtimes = new WeakMap<EngineContext, WebhookRuntime>();
-
-/** The runtime of this engine, created on first use (one per engine context, like the stores). */
+/**
+ * The webhook stores of `ctx` and its wake-up. Pass the context the statements should run in: inside a
+ * write transaction, the transaction's (`tx`), whose stores and wake-up belong to it.
+ */
 export function webhookRuntime(ctx: EngineContext): WebhookRuntime {
-  let runtime = runtimes.get(ctx);
-  if (runtime === undefined) {
-    runtime = { store: createWebhookStore(ctx.db), queue: new DeliveryQueue(ctx.db), log: new DeliveryLog(ctx.db), wake: () => undefined };
-    runtimes.set(ctx, runtime);
-  }
-  return runtime;
+  return {
+    store: ctx.stores.webhooks,
+    queue: ctx.stores.deliveries,
+    log: ctx.stores.deliveryLog,
+    wake: () => ctx.wake(WEBHOOKS_WAKE),
+  };
 }

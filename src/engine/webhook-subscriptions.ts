@@ -20,21 +20,21 @@ import { PARTNER_EVENTS } from './events.js';
 import { assertId } from './ids.js';
 import { pageOf } from './paging.js';
 import { samplePayload } from './webhook-payloads.js';
-import { webhookRuntime } from './webhook-runtime.js';
+import { WEBHOOKS_WAKE } from './webhook-runtime.js';
 
-/** Webhook subscriptions of one scope; the engine's synchronous side of `WebhooksClient`. */
+/** Webhook subscriptions of one scope; the engine's side of `WebhooksClient`. */
 export interface WebhookSubscriptionsApi {
-  list(page: number): Page<WebhookDto>;
-  create(input: WebhookCreateInput): CreatedWebhookDto;
-  get(id: number): WebhookDto;
-  update(id: number, input: WebhookUpdateInput): WebhookDto;
-  delete(id: number): DeletedWebhookDto;
-  secret(id: number): WebhookSecretDto;
-  deliveries(id: number, page: number): Page<WebhookDeliveryDto>;
-  redeliver(id: number, deliveryId: number): WebhookDeliveryDto;
-  test(id: number): WebhookDeliveryDto;
+  list(page: number): Promise<Page<WebhookDto>>;
+  create(input: WebhookCreateInput): Promise<CreatedWebhookDto>;
+  get(id: number): Promise<WebhookDto>;
+  update(id: number, input: WebhookUpdateInput): Promise<WebhookDto>;
+  delete(id: number): Promise<DeletedWebhookDto>;
+  secret(id: number): Promise<WebhookSecretDto>;
+  deliveries(id: number, page: number): Promise<Page<WebhookDeliveryDto>>;
+  redeliver(id: number, deliveryId: number): Promise<WebhookDeliveryDto>;
+  test(id: number): Promise<WebhookDeliveryDto>;
   /** A sample event of `eventType` to every enabled subscription and listen session of the scope that takes it. */
-  trigger(eventType: string): TriggeredEventDto;
+  trigger(eventType: string): Promise<TriggeredEventDto>;
 }
 
 /** The Public API's subscriptions of one workspace: the 12 workspace events (SPEC.md 6, DESIGN.md 4). */
@@ -49,8 +49,9 @@ export const partnerSubscriptions = (ctx: EngineContext, partnerId: number): Web
   subscriptionsOf(ctx, { workspaceId: null, partnerId }, PARTNER_EVENTS);
 
 function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readonly string[]): WebhookSubscriptionsApi {
-  const { store, queue, log, wake } = webhookRuntime(ctx);
   const mode = ctx.config.dev ? 'dev' : 'strict';
+  // After the commit: the worker (on PostgreSQL every replica's) looks for the new delivery now, not at its next poll.
+  const wake = (): void => ctx.wake(WEBHOOKS_WAKE);
 
   const eventType = (value: unknown): string => {
     if (typeof value !== 'string' || !events.includes(value)) {
@@ -63,96 +64,98 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
     if (typeof value !== 'boolean') throw invalid('enabled must be true or false');
     return value;
   };
-  // Another scope's subscription reads as missing, so ids cannot be probed across workspaces.
-  const row = (id: number): WebhookRow => {
+  // Another scope's subscription reads as missing, so ids cannot be probed across workspaces. `c` is the
+  // engine's context or, for a check that a write depends on, the transaction's.
+  const row = async (c: EngineContext, id: number): Promise<WebhookRow> => {
     assertId('webhook id', id);
-    const found = store.byId(scope, id);
+    const found = await c.stores.webhooks.byId(scope, id);
     if (found === undefined) throw notFound(`webhook ${id}`, 'list subscriptions with `svc webhooks list`');
     return found;
   };
-  const delivery = (subscriptionId: number, deliveryId: number): WebhookDeliveryDto => {
-    const found = log.get(subscriptionId, deliveryId);
+  const delivery = async (c: EngineContext, subscriptionId: number, deliveryId: number): Promise<WebhookDeliveryDto> => {
+    const found = await c.stores.deliveryLog.get(subscriptionId, deliveryId);
     if (found === null) throw notFound(`delivery ${deliveryId} of webhook ${subscriptionId}`);
     return found;
   };
-  // Read before the nudge: the answer says "queued", whatever the worker makes of it a moment later.
-  const queued = (subscriptionId: number, deliveryId: number): WebhookDeliveryDto => {
-    const dto = delivery(subscriptionId, deliveryId);
+  // Read (after the commit) before the nudge: the answer says "queued", whatever the worker makes of it a moment later.
+  const queued = async (subscriptionId: number, deliveryId: number): Promise<WebhookDeliveryDto> => {
+    const dto = await delivery(ctx, subscriptionId, deliveryId);
     wake();
     return dto;
   };
 
   return {
-    list: (page) => pageOf(page, (limit, offset) => store.page(scope, limit, offset), webhookDto),
-    create(input) {
+    list: async (page) => pageOf(page, (limit, offset) => ctx.stores.webhooks.page(scope, limit, offset), webhookDto),
+    async create(input) {
       const type = eventType(input?.event_type);
       const url = validateWebhookUrl(input.url, mode);
       const on = input.enabled === undefined ? true : enabled(input.enabled);
-      return inWriteTransaction(ctx.db, () => {
-        const limit = ctx.config.webhookSubscriptionLimit;
-        if (store.count(scope) >= limit) {
+      const secret = generateSecret();
+      // The count and the insert in one transaction: two creates at the limit cannot both get in.
+      return inWriteTransaction(ctx, async (tx) => {
+        const limit = tx.config.webhookSubscriptionLimit;
+        if ((await tx.stores.webhooks.count(scope)) >= limit) {
           throw conflict(`at most ${limit} webhook subscriptions are allowed`, 'delete one you no longer need (`svc webhooks delete ID --yes`)');
         }
-        const secret = generateSecret();
-        const id = store.insert({ ...scope, eventType: type, url, enabled: on, secret, now: ctx.clock.now() });
-        return { ...webhookDto(row(id)), secret };
+        const id = await tx.stores.webhooks.insert({ ...scope, eventType: type, url, enabled: on, secret, now: tx.clock.now() });
+        return { ...webhookDto(await row(tx, id)), secret };
       });
     },
-    get: (id) => webhookDto(row(id)),
-    update(id, input) {
+    get: async (id) => webhookDto(await row(ctx, id)),
+    async update(id, input) {
       // Only supplied fields change (SPEC.md 4.4); each is checked before anything is written.
       const type = input?.event_type === undefined ? undefined : eventType(input.event_type);
       const url = input?.url === undefined ? undefined : validateWebhookUrl(input.url, mode);
       const on = input?.enabled === undefined ? undefined : enabled(input.enabled);
-      return inWriteTransaction(ctx.db, () => {
-        const current = row(id);
-        store.update({
+      return inWriteTransaction(ctx, async (tx) => {
+        const current = await row(tx, id);
+        await tx.stores.webhooks.update({
           id,
           eventType: type ?? current.event_type,
           url: url ?? current.url,
           enabled: on ?? current.enabled === 1,
-          now: ctx.clock.now(),
+          now: tx.clock.now(),
         });
-        return webhookDto(row(id));
+        return webhookDto(await row(tx, id));
       });
     },
-    delete(id) {
+    async delete(id) {
       // Its pending deliveries go with it (ON DELETE CASCADE): nobody is left to receive them.
-      inWriteTransaction(ctx.db, () => store.remove(row(id).id));
+      await inWriteTransaction(ctx, async (tx) => tx.stores.webhooks.remove((await row(tx, id)).id));
       return { deleted: true, id };
     },
-    secret: (id) => ({ id, secret: row(id).secret }),
-    deliveries(id, page) {
-      const subscription = row(id);
+    secret: async (id) => ({ id, secret: (await row(ctx, id)).secret }),
+    async deliveries(id, page) {
+      const subscription = await row(ctx, id);
       if (!Number.isSafeInteger(page) || page < 1) throw invalid('page must be a whole number from 1');
-      return log.list(subscription.id, page);
+      return ctx.stores.deliveryLog.list(subscription.id, page);
     },
-    redeliver(id, deliveryId) {
+    async redeliver(id, deliveryId) {
       assertId('delivery id', deliveryId);
-      const newId = inWriteTransaction(ctx.db, () => {
-        delivery(row(id).id, deliveryId);
-        return queue.redeliver(deliveryId, ctx.clock.now());
+      const newId = await inWriteTransaction(ctx, async (tx) => {
+        await delivery(tx, (await row(tx, id)).id, deliveryId);
+        return tx.stores.deliveries.redeliver(deliveryId, tx.clock.now());
       });
       if (newId === null) throw notFound(`delivery ${deliveryId} of webhook ${id}`);
       return queued(id, newId);
     },
-    test(id) {
-      const deliveryId = inWriteTransaction(ctx.db, () => {
-        const subscription = row(id);
+    async test(id) {
+      const deliveryId = await inWriteTransaction(ctx, async (tx) => {
+        const subscription = await row(tx, id);
         if (subscription.enabled !== 1) {
           throw conflict(`webhook ${id} is disabled, so a test event would not be delivered`, `enable it first: svc webhooks update ${id} --enable`);
         }
-        const payload = samplePayload(ctx, subscription.event_type);
-        return queue.enqueue({ subscriptionId: id, eventType: subscription.event_type, payload, now: ctx.clock.now() });
+        const payload = samplePayload(tx, subscription.event_type);
+        return tx.stores.deliveries.enqueue({ subscriptionId: id, eventType: subscription.event_type, payload, now: tx.clock.now() });
       });
       return queued(id, deliveryId);
     },
-    trigger(type) {
+    async trigger(type) {
       const event = eventType(type);
       const webhookId = generateMessageId();
       const payload = samplePayload(ctx, event);
-      const deliveries = inWriteTransaction(ctx.db, () =>
-        queue.enqueueEvent({ ...scope, eventType: event, payload, now: ctx.clock.now(), msgId: webhookId }),
+      const deliveries = await inWriteTransaction(ctx, (tx) =>
+        tx.stores.deliveries.enqueueEvent({ ...scope, eventType: event, payload, now: tx.clock.now(), msgId: webhookId }),
       );
       if (deliveries.length > 0) wake();
       return { event_type: event, webhook_id: deliveries.length > 0 ? webhookId : null, deliveries: deliveries.length };

@@ -10,73 +10,81 @@ import { issueToken } from './tokens.js';
 const MAX_NAME = 200;
 
 /** Creates a workspace with its first API token. */
-export function createWorkspace(
+export async function createWorkspace(
   ctx: EngineContext,
   input: AdminWorkspaceCreateInput & { partnerId?: number | null; isLocal?: boolean },
-): CreatedWorkspace {
+): Promise<CreatedWorkspace> {
   const name = input.name?.trim() ?? '';
   if (name.length === 0 || name.length > MAX_NAME) throw invalid(`name must be 1 to ${MAX_NAME} characters`);
   const quota = input.quota ?? ctx.config.defaultQuota;
   assertNonNegativeInteger('quota', quota);
   const seats = input.seats ?? 1;
   assertNonNegativeInteger('seats', seats);
+  const ownerEmail = checkOwnerEmail(input.owner_email ?? null);
   const now = ctx.clock.now();
-  return inWriteTransaction(ctx.db, () => {
-    const workspaceId = ctx.stores.workspaces.insert({
+  return inWriteTransaction(ctx, async (tx) => {
+    const workspaceId = await tx.stores.workspaces.insert({
       name,
       plan: input.plan ?? 'standard',
       isLocal: input.isLocal ?? false,
       partnerId: input.partnerId ?? null,
-      ownerEmail: checkOwnerEmail(input.owner_email ?? null),
+      ownerEmail,
       seatsPurchased: seats,
       quotaTotal: quota,
       now,
     });
-    return { workspace_id: workspaceId, token: issueToken(ctx.stores.workspaces, workspaceId, now) };
+    return { workspace_id: workspaceId, token: await issueToken(tx.stores.workspaces, workspaceId, now) };
   });
 }
 
 /** The embedded engine's own workspace: created once, with a token, a connected sim account and a quota. */
-export function ensureLocalWorkspace(ctx: EngineContext): CreatedWorkspace {
-  return inWriteTransaction(ctx.db, () => {
-    const existing = ctx.stores.workspaces.local();
+export function ensureLocalWorkspace(ctx: EngineContext): Promise<CreatedWorkspace> {
+  return inWriteTransaction(ctx, async (tx) => {
+    const existing = await tx.stores.workspaces.local();
     // A server's data directory (it has workspaces, none of them Local) must not grow a Local workspace with
     // its own credits just because a command ran there without a token.
-    if (existing === undefined && ctx.stores.workspaces.count() > 0) {
+    if (existing === undefined && (await tx.stores.workspaces.count()) > 0) {
       throw new SvcError('permission_denied', 'This data directory belongs to an instance with workspaces of its own, and has no Local workspace', {
         hint: 'pass --token TOKEN (a workspace API token) or --workspace WS to say which workspace to act on',
       });
     }
     if (existing !== undefined) {
-      const token = ctx.stores.workspaces.activeToken(existing.id);
+      const token = await tx.stores.workspaces.activeToken(existing.id);
       if (token !== undefined) return { workspace_id: existing.id, token };
     }
     const created =
       existing === undefined
-        ? createWorkspace(ctx, { name: 'Local', quota: ctx.config.localQuota, isLocal: true })
-        : { workspace_id: existing.id, token: issueToken(ctx.stores.workspaces, existing.id, ctx.clock.now()) };
-    if (ctx.stores.accounts.defaultSender(created.workspace_id) === undefined) {
-      connectAccount(ctx, created.workspace_id, { phone: ctx.config.localSenderPhone, full_name: 'Local sender' });
+        ? await createWorkspace(tx, { name: 'Local', quota: tx.config.localQuota, isLocal: true })
+        : { workspace_id: existing.id, token: await issueToken(tx.stores.workspaces, existing.id, tx.clock.now()) };
+    if ((await tx.stores.accounts.defaultSender(created.workspace_id)) === undefined) {
+      await connectAccount(tx, created.workspace_id, { phone: tx.config.localSenderPhone, full_name: 'Local sender' });
     }
     return created;
   });
 }
 
-/** Reads a workspace row, moving its quota into the current period first. */
-export function loadWorkspace(ctx: EngineContext, workspaceId: number): WorkspaceRow {
-  const row = ctx.stores.workspaces.byId(workspaceId);
+/**
+ * Reads a workspace row, moving its quota into the current period first (a write: call it with the context
+ * of a write transaction). `lock` holds the row until the commit: on PostgreSQL the transaction then runs at
+ * READ COMMITTED and needs no retry, since everything else it checks belongs to the locked workspace.
+ */
+export async function loadWorkspace(ctx: EngineContext, workspaceId: number, options: { lock?: boolean } = {}): Promise<WorkspaceRow> {
+  const row = await (options.lock === true ? ctx.stores.workspaces.lockById(workspaceId) : ctx.stores.workspaces.byId(workspaceId));
   if (row === undefined) throw notFound(`workspace ${workspaceId}`);
   return rollQuotaPeriod(ctx.stores.workspaces, row, ctx.clock.now());
 }
 
-export function workspaceDto(ctx: EngineContext, workspaceId: number): WorkspaceDto {
-  const row = inWriteTransaction(ctx.db, () => loadWorkspace(ctx, workspaceId));
+export async function workspaceDto(ctx: EngineContext, workspaceId: number): Promise<WorkspaceDto> {
+  const { row, seatsUsed } = await inWriteTransaction(ctx, async (tx) => {
+    const loaded = await loadWorkspace(tx, workspaceId);
+    return { row: loaded, seatsUsed: await tx.stores.workspaces.seatsUsed(loaded.id) };
+  });
   return {
     id: row.id,
     name: row.name,
     plan: row.plan,
     seats_purchased: row.seats_purchased,
-    seats_used: ctx.stores.workspaces.seatsUsed(row.id),
+    seats_used: seatsUsed,
     send_interval_ms: row.send_interval_ms,
     messaging_quota: {
       total: row.quota_total,
@@ -92,9 +100,9 @@ export function workspaceDto(ctx: EngineContext, workspaceId: number): Workspace
 }
 
 /** Support-side changes: quota, plan, and the send interval (Business plan only, SPEC.md 8). */
-export function updateWorkspace(ctx: EngineContext, workspaceId: number, input: AdminWorkspaceUpdateInput): WorkspaceDto {
-  inWriteTransaction(ctx.db, () => {
-    const row = loadWorkspace(ctx, workspaceId);
+export async function updateWorkspace(ctx: EngineContext, workspaceId: number, input: AdminWorkspaceUpdateInput): Promise<WorkspaceDto> {
+  await inWriteTransaction(ctx, async (tx) => {
+    const row = await loadWorkspace(tx, workspaceId);
     const next = { ...row };
     if (input.quota !== undefined) {
       assertNonNegativeInteger('quota', input.quota);
@@ -118,7 +126,7 @@ export function updateWorkspace(ctx: EngineContext, workspaceId: number, input: 
         hint: 'add --plan business, or leave the interval at its default',
       });
     }
-    ctx.stores.workspaces.update(next);
+    await tx.stores.workspaces.update(next);
   });
   return workspaceDto(ctx, workspaceId);
 }

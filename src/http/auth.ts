@@ -38,17 +38,16 @@ export const decorateAuth = (app: FastifyInstance): void => {
 
 /** Requires a workspace bearer token on every route of `scope` (except routes with `config.skipAuth`). */
 export const useBearerAuth = (scope: FastifyInstance, engine: Engine): void => {
-  scope.addHook('onRequest', (request, _reply, done) => {
-    if (skips(request)) return done();
+  scope.addHook('onRequest', async (request) => {
+    if (skips(request)) return;
     const token = bearerToken(request.headers.authorization);
-    const workspaceId = token === null ? null : engine.authenticate(token);
+    const workspaceId = token === null ? null : await engine.authenticate(token);
     if (token !== null && workspaceId !== null) {
       request.workspaceId = workspaceId;
       // A workspace has one live token (a rotation revokes the old one), so its id is the token's bucket,
       // without hashing the token a second time or keeping anything of it in limiter memory.
       request.rateLimitKey = `workspace:${workspaceId}`;
     }
-    done();
   });
   scope.addHook('preParsing', (request, reply, payload, done) => {
     if (skips(request) || request.workspaceId !== null) return done(null, payload);

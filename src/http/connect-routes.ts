@@ -38,7 +38,7 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
     { schema: { hide: true, params: codeParams }, attachValidation: true },
     async (request, reply) => {
       const { code } = request.params;
-      const snapshot = request.validationError === undefined ? engine.connect.snapshot(code) : null;
+      const snapshot = request.validationError === undefined ? await engine.connect.snapshot(code) : null;
       // People open these links: a browser gets a page that says what happened, an API client the error body.
       if (snapshot === null) return sendUnknownLink(request, reply);
       const state = qrLinkState(snapshot.link, engine.clock.now());
@@ -66,9 +66,9 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
     '/:code/events',
     // Counted by the per-minute limit when opened, and capped while open (stream-limits.ts).
     { schema: { hide: true, params: codeParams } },
-    (request, reply) => {
+    async (request, reply) => {
       const { code } = request.params;
-      if (engine.connect.snapshot(code) === null) return sendUnknownLink(request, reply);
+      if ((await engine.connect.snapshot(code)) === null) return sendUnknownLink(request, reply);
       const release = ctx.streams.open([
         clientStreamKey(request.ip),
         { key: `link:${code}`, cap: STREAMS_PER_LINK, what: 'on this connection link' },
@@ -78,7 +78,7 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
       // The feed polls the database, so a scan made by another process (svc sim scan) shows up too.
       const feed = startConnectFeed({
         code,
-        readLink: () => engine.connect.snapshot(code),
+        readLink: async () => engine.connect.snapshot(code),
         clock: engine.clock,
         send: (chunk) => void reply.raw.write(chunk),
         end: () => reply.raw.end(),
@@ -91,6 +91,8 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
       };
       open.add(end);
       request.raw.on('close', end);
+      // The client may have hung up while the link was read: no close event will come for it any more.
+      if (request.raw.socket?.destroyed === true) end();
     },
   );
 };

@@ -32,7 +32,7 @@ export const downloadRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx)
     },
     async (request, reply) => {
       const { uid } = request.params;
-      const file = ctx.engine.download(uid, request.query.expires, request.query.signature);
+      const file = await ctx.engine.download(uid, request.query.expires, request.query.signature);
       return reply
         .header('content-type', file.mimetype)
         .header('content-disposition', contentDisposition(file.filename))

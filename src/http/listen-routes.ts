@@ -93,7 +93,7 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
         response: responses({ type: 'object', required: ['secret'], properties: { secret: { type: 'string' } } }),
       },
     },
-    async (request) => ok(listen(request).secret()),
+    async (request) => ok(await listen(request).secret()),
   );
 
   app.post<{ Body: ListenOpenInput }>(
@@ -107,7 +107,7 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
         response: responses(sessionSchema),
       },
     },
-    async (request) => ok(listen(request).open(request.body ?? {})),
+    async (request) => ok(await listen(request).open(request.body ?? {})),
   );
 
   app.get<{ Params: SessionParams }>(
@@ -121,15 +121,20 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
       },
       // Counted by the per-minute limit when opened, and capped while open (stream-limits.ts).
     },
-    (request, reply) => {
+    async (request, reply) => {
       const api = listen(request);
-      const { id } = api.get(request.params.id); // not_found answers with the error body, before the stream starts
+      const { id } = await api.get(request.params.id); // not_found answers with the error body, before the stream starts
       const release = ctx.streams.open([
         clientStreamKey(request.ip),
         { key: `listen:${id}`, cap: STREAMS_PER_LISTEN_SESSION, what: 'on this listen session' },
       ]);
       // Only one stream serves a session: whatever an earlier (dropped) stream held is handed out again now.
-      api.takeOver(id);
+      try {
+        await api.takeOver(id);
+      } catch (error) {
+        release();
+        throw error;
+      }
       reply.hijack();
       reply.raw.writeHead(200, EVENT_STREAM_HEADERS);
       const feed = startListenFeed({
@@ -148,6 +153,8 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
       open.add(end);
       request.raw.on('close', end);
       reply.raw.on('close', end);
+      // The client may have hung up while the session was read: no close event will come for it any more.
+      if (request.raw.socket?.destroyed === true) end();
     },
   );
 
@@ -168,7 +175,7 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
       // 409. A bucket of its own, 10x the default limit, still caps what a client sending bogus results costs.
       config: { rateLimit: { max: LISTEN_RESULTS_PER_MINUTE, timeWindow: 60_000 } },
     },
-    async (request) => ok(listen(request).report(request.params.id, request.body)),
+    async (request) => ok(await listen(request).report(request.params.id, request.body)),
   );
 
   app.delete<{ Params: SessionParams }>(
@@ -182,7 +189,7 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
         response: responses({ type: 'object', required: ['closed', 'id'], properties: { closed: { type: 'boolean' }, id: { type: 'string' } } }),
       },
     },
-    async (request) => ok(listen(request).close(request.params.id)),
+    async (request) => ok(await listen(request).close(request.params.id)),
   );
 };
 

@@ -32,7 +32,7 @@ export const partnerUserRoutes: RouteGroup = async (app, ctx) => {
         response: partnerResponses(users, 201),
       },
     },
-    async (request, reply) => reply.code(201).send(ok(partnerApi(ctx, request).createUsers(request.params.id, request.body))),
+    async (request, reply) => reply.code(201).send(ok(await partnerApi(ctx, request).createUsers(request.params.id, request.body))),
   );
 
   app.get<{ Params: WorkspaceParams; Querystring: PageQuery }>(
@@ -47,7 +47,7 @@ export const partnerUserRoutes: RouteGroup = async (app, ctx) => {
         response: partnerResponses(pageOf(partnerUserSchema)),
       },
     },
-    async (request) => ok(partnerApi(ctx, request).listUsers(request.params.id, request.query.page)),
+    async (request) => ok(await partnerApi(ctx, request).listUsers(request.params.id, request.query.page)),
   );
 
   app.post<{ Params: UserParams; Body: QrLinkCreateInput | null }>(
@@ -63,7 +63,7 @@ export const partnerUserRoutes: RouteGroup = async (app, ctx) => {
       },
     },
     async (request) =>
-      ok(partnerApi(ctx, request).createQrLink(request.params.id, request.params.user_id, request.body ?? {})),
+      ok(await partnerApi(ctx, request).createQrLink(request.params.id, request.params.user_id, request.body ?? {})),
   );
 
   app.post<{ Params: UserParams }>(
@@ -77,6 +77,6 @@ export const partnerUserRoutes: RouteGroup = async (app, ctx) => {
         response: partnerResponses(disconnectSchema),
       },
     },
-    async (request) => ok(partnerApi(ctx, request).disconnectAccount(request.params.id, request.params.user_id)),
+    async (request) => ok(await partnerApi(ctx, request).disconnectAccount(request.params.id, request.params.user_id)),
   );
 };

@@ -18,7 +18,7 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
   app.get(
     '/me',
     { schema: { tags: ['partner'], operationId: 'getPartner', summary: 'The authenticated partner', response: partnerResponses(partnerSchema) } },
-    async (request) => ok(partnerApi(ctx, request).describe()),
+    async (request) => ok(await partnerApi(ctx, request).describe()),
   );
 
   app.post<{ Body: PartnerWorkspaceCreateInput }>(
@@ -32,7 +32,7 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         response: partnerResponses(partnerWorkspaceSchema, 201),
       },
     },
-    async (request, reply) => reply.code(201).send(ok(partnerApi(ctx, request).createWorkspace(request.body))),
+    async (request, reply) => reply.code(201).send(ok(await partnerApi(ctx, request).createWorkspace(request.body))),
   );
 
   app.get<{ Params: WorkspaceParams }>(
@@ -46,7 +46,7 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         response: partnerResponses(partnerWorkspaceSchema),
       },
     },
-    async (request) => ok(partnerApi(ctx, request).getWorkspace(request.params.id)),
+    async (request) => ok(await partnerApi(ctx, request).getWorkspace(request.params.id)),
   );
 
   app.patch<{ Params: WorkspaceParams; Body: PartnerWorkspaceUpdateInput }>(
@@ -61,7 +61,7 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         response: partnerResponses(partnerWorkspaceSchema),
       },
     },
-    async (request) => ok(partnerApi(ctx, request).updateWorkspace(request.params.id, request.body)),
+    async (request) => ok(await partnerApi(ctx, request).updateWorkspace(request.params.id, request.body)),
   );
 
   app.get<{ Params: WorkspaceParams }>(
@@ -75,7 +75,7 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         response: partnerResponses(apiTokenSchema),
       },
     },
-    async (request) => ok(partnerApi(ctx, request).getApiToken(request.params.id)),
+    async (request) => ok(await partnerApi(ctx, request).getApiToken(request.params.id)),
   );
 
   app.post<{ Params: WorkspaceParams }>(
@@ -89,6 +89,6 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         response: partnerResponses(apiTokenSchema),
       },
     },
-    async (request) => ok(partnerApi(ctx, request).rotateApiToken(request.params.id)),
+    async (request) => ok(await partnerApi(ctx, request).rotateApiToken(request.params.id)),
   );
 };

@@ -20,7 +20,7 @@ export const publicChatsRoutes: RouteGroup = async (app, ctx) => {
         response: responses(pageOf(chatSchema)),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).listChats(request.query.page)),
+    async (request) => ok(await workspaceApi(ctx, request).listChats(request.query.page)),
   );
 
   app.get<{ Params: IdParams }>(
@@ -28,7 +28,7 @@ export const publicChatsRoutes: RouteGroup = async (app, ctx) => {
     {
       schema: { tags, operationId: 'getChat', summary: 'Get a chat', params: idParams, response: responses(chatSchema) },
     },
-    async (request) => ok(workspaceApi(ctx, request).getChat(request.params.id)),
+    async (request) => ok(await workspaceApi(ctx, request).getChat(request.params.id)),
   );
 
   app.patch<{ Params: IdParams; Body: ChatUpdateInput }>(
@@ -43,7 +43,7 @@ export const publicChatsRoutes: RouteGroup = async (app, ctx) => {
         response: responses(chatSchema),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).updateChat(request.params.id, request.body)),
+    async (request) => ok(await workspaceApi(ctx, request).updateChat(request.params.id, request.body)),
   );
 
   app.get<{ Params: IdParams; Querystring: PageQuery }>(
@@ -58,6 +58,6 @@ export const publicChatsRoutes: RouteGroup = async (app, ctx) => {
         response: responses(pageOf(messageSchema)),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).listChatMessages(request.params.id, request.query.page)),
+    async (request) => ok(await workspaceApi(ctx, request).listChatMessages(request.params.id, request.query.page)),
   );
 };

@@ -35,7 +35,7 @@ export const publicFilesRoutes: RouteGroup = async (app, ctx) => {
     },
     async (request) => {
       const upload = await readUpload(request);
-      return ok(workspaceApi(ctx, request).uploadFile(upload));
+      return ok(await workspaceApi(ctx, request).uploadFile(upload));
     },
   );
 
@@ -50,7 +50,7 @@ export const publicFilesRoutes: RouteGroup = async (app, ctx) => {
         response: responses(pageOf(fileSchema)),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).listFiles(request.query.page)),
+    async (request) => ok(await workspaceApi(ctx, request).listFiles(request.query.page)),
   );
 
   app.get<{ Params: UidParams }>(
@@ -64,7 +64,7 @@ export const publicFilesRoutes: RouteGroup = async (app, ctx) => {
         response: responses(fileSchema),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).getFile(request.params.uid)),
+    async (request) => ok(await workspaceApi(ctx, request).getFile(request.params.uid)),
   );
 
   app.delete<{ Params: UidParams }>(
@@ -78,7 +78,7 @@ export const publicFilesRoutes: RouteGroup = async (app, ctx) => {
         response: responses(deletedFileSchema),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).deleteFile(request.params.uid)),
+    async (request) => ok(await workspaceApi(ctx, request).deleteFile(request.params.uid)),
   );
 };
 

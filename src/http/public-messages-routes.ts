@@ -24,10 +24,7 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
         response: responses(sendResultSchema),
       },
     },
-    async (request) => {
-      const api = workspaceApi(ctx, request);
-      return ok(await ctx.engine.grouped(() => api.sendToPhone(request.body)));
-    },
+    async (request) => ok(await workspaceApi(ctx, request).sendToPhone(request.body)),
   );
 
   app.post<{ Body: SendToChatNameInput }>(
@@ -48,10 +45,7 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
         done();
       },
     },
-    async (request) => {
-      const api = workspaceApi(ctx, request);
-      return ok(await ctx.engine.grouped(() => api.sendToChatName(request.body)));
-    },
+    async (request) => ok(await workspaceApi(ctx, request).sendToChatName(request.body)),
   );
 
   app.post<{ Params: IdParams; Body: SendToChatInput }>(
@@ -66,10 +60,7 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
         response: responses(sendResultSchema),
       },
     },
-    async (request) => {
-      const api = workspaceApi(ctx, request);
-      return ok(await ctx.engine.grouped(() => api.sendToChat(request.params.id, request.body)));
-    },
+    async (request) => ok(await workspaceApi(ctx, request).sendToChat(request.params.id, request.body)),
   );
 
   app.get<{ Params: UidParams }>(
@@ -83,6 +74,6 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
         response: responses(messageSchema),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).getMessage(request.params.uid)),
+    async (request) => ok(await workspaceApi(ctx, request).getMessage(request.params.uid)),
   );
 };

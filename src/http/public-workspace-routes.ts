@@ -18,7 +18,7 @@ export const publicWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         response: responses(pageOf(accountSchema)),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).listAccounts(request.query.page)),
+    async (request) => ok(await workspaceApi(ctx, request).listAccounts(request.query.page)),
   );
 
   app.get(
@@ -31,7 +31,7 @@ export const publicWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         response: responses(workspaceSchema),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).getWorkspace()),
+    async (request) => ok(await workspaceApi(ctx, request).getWorkspace()),
   );
 
   app.get<{ Querystring: PageQuery }>(
@@ -45,7 +45,7 @@ export const publicWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         response: responses(pageOf(templateSchema)),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).listTemplates(request.query.page)),
+    async (request) => ok(await workspaceApi(ctx, request).listTemplates(request.query.page)),
   );
 
   app.post<{ Body: TemplateCreateInput }>(
@@ -59,6 +59,6 @@ export const publicWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         response: responses(templateSchema),
       },
     },
-    async (request) => ok(workspaceApi(ctx, request).createTemplate(request.body)),
+    async (request) => ok(await workspaceApi(ctx, request).createTemplate(request.body)),
   );
 };

@@ -29,8 +29,11 @@ export const routeContextOf = (options: Omit<RouteContext, 'streams'> & { stream
 /** A group of routes registered as a Fastify plugin; groups inside `/api` inherit its auth and OpenAPI. */
 export type RouteGroup = FastifyPluginAsync<RouteContext>;
 
-/** The success envelope `{ "status": "ok", "data": ... }`. */
-export const ok = <T>(data: T): { status: 'ok'; data: T } => ({ status: 'ok', data });
+/**
+ * The success envelope `{ "status": "ok", "data": ... }`. It takes the answer, never a promise of it: the
+ * engine is async, and `ok(api.x())` without `await` would otherwise type check and send `{}`.
+ */
+export const ok = <T>(data: T extends PromiseLike<unknown> ? never : T): { status: 'ok'; data: T } => ({ status: 'ok', data });
 
 /** Headers of a Server-Sent Events stream; `x-accel-buffering` stops a reverse proxy from holding events back. */
 export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {

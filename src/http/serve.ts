@@ -15,6 +15,8 @@ export interface ServeOptions {
   port: number;
   host: string;
   dataDir: string;
+  /** A `postgres://` URL: serve the engine on that database instead of `dataDir`. */
+  databaseUrl?: string | undefined;
   dev: boolean;
   publicUrl?: string | undefined;
   rateLimitPerMinute?: number | undefined;
@@ -52,7 +54,7 @@ export const SERVER_BUSY_TIMEOUT_MS = 20;
 /** Serves the engine of `opts.dataDir` until `close()` is called. */
 export async function serve(opts: ServeOptions): Promise<RunningServer> {
   const metrics = opts.metrics === false ? undefined : createServerMetrics();
-  const engine = openEngine({
+  const engine = await openEngine({
     ...(metrics === undefined ? {} : { metrics: metrics.engine }),
     // Operational lines (a worker failing, a tenant's webhook backlog) go to the server's output, without stacks.
     logger: {
@@ -60,6 +62,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
       error: (message, fields) => opts.log(fields === undefined ? message : `${message} ${JSON.stringify(fields)}`),
     },
     dataDir: opts.dataDir,
+    ...(opts.databaseUrl === undefined ? {} : { databaseUrl: opts.databaseUrl }),
     dev: opts.dev,
     checkIntegrity: true,
     backgroundCheckpoints: true,

@@ -30,26 +30,26 @@ export const simRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => {
   app.post<{ Body: SimConnectInput }>(
     '/accounts/connect',
     { schema: { body: simConnectBody, response: responses(simAccountSchema) } },
-    async (request) => ok(sim(request).connect(request.body)),
+    async (request) => ok(await sim(request).connect(request.body)),
   );
 
   app.post<{ Body: SimReceiveInput }>(
     '/messages',
     { schema: { body: simReceiveBody, response: responses(simReceiveSchema) } },
-    async (request) => ok(sim(request).receive(request.body)),
+    async (request) => ok(await sim(request).receive(request.body)),
   );
 
   app.post<{ Body: SimReactInput }>(
     '/reactions',
     { schema: { body: simReactBody, response: responses(simReactSchema) } },
-    async (request) => ok(sim(request).react(request.body)),
+    async (request) => ok(await sim(request).react(request.body)),
   );
 
   for (const action of ['disconnect', 'suspend', 'resume'] as const) {
     app.post<{ Params: PhoneParams }>(
       `/accounts/:phone/${action}`,
       { schema: { params: phoneParams, response: responses(simAccountSchema) } },
-      async (request) => ok(sim(request)[action](request.params.phone)),
+      async (request) => ok(await sim(request)[action](request.params.phone)),
     );
   }
 
@@ -58,12 +58,12 @@ export const simRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => {
   app.post<{ Body: SimScanInput }>(
     '/scan',
     { schema: { body: simScanBody, response: responses(simScanSchema) }, config: { skipAuth: true } },
-    async (request) => ok(ctx.engine.connect.scan(request.body)),
+    async (request) => ok(await ctx.engine.connect.scan(request.body)),
   );
 
   app.put<{ Params: PhoneParams; Body: { unreachable: boolean } }>(
     '/numbers/:phone/unreachable',
     { schema: { params: phoneParams, body: simUnreachableBody, response: responses(simUnreachableSchema) } },
-    async (request) => ok(sim(request).setUnreachable(request.params.phone, request.body.unreachable)),
+    async (request) => ok(await sim(request).setUnreachable(request.params.phone, request.body.unreachable)),
   );
 };

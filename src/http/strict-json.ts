@@ -21,7 +21,8 @@ export function useStrictJsonParser(app: FastifyInstance): void {
       done(new SvcError('validation_error', 'Request body is not valid UTF-8'), undefined);
       return;
     }
-    parseJson(request, text, (error, value) => {
+    // Fastify's default parser answers through the callback; its type also allows a promise, which it never returns.
+    void parseJson(request, text, (error, value) => {
       if (error !== null) return done(error, undefined);
       if (!wellFormed(value)) {
         return done(new SvcError('validation_error', 'Request body holds a lone UTF-16 surrogate (e.g. "\\ud800"); send valid Unicode text'), undefined);

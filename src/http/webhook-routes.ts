@@ -37,7 +37,7 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
     app.get<{ Querystring: PageQuery }>(
       '/webhooks',
       { schema: { tags, operationId: 'listWebhooks', summary: 'List webhook subscriptions, 50 a page', querystring: pageQuery, response: responses(pageOf(webhookSchema)) } },
-      async (request) => ok(api(request).list(request.query.page)),
+      async (request) => ok(await api(request).list(request.query.page)),
     );
     app.post<{ Body: WebhookCreateInput }>(
       '/webhooks',
@@ -48,12 +48,12 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
           body: webhookCreateBody(events), response: responses(createdWebhookSchema),
         },
       },
-      async (request) => ok(api(request).create(request.body)),
+      async (request) => ok(await api(request).create(request.body)),
     );
     app.get<{ Params: IdParams }>(
       '/webhooks/:id',
       { schema: { tags, operationId: 'getWebhook', summary: 'Get a subscription', params: idParams, response: responses(webhookSchema) } },
-      async (request) => ok(api(request).get(request.params.id)),
+      async (request) => ok(await api(request).get(request.params.id)),
     );
     app.put<{ Params: IdParams; Body: WebhookUpdateInput }>(
       '/webhooks/:id',
@@ -63,7 +63,7 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
           params: idParams, body: webhookUpdateBody(events), response: responses(webhookSchema),
         },
       },
-      async (request) => ok(api(request).update(request.params.id, request.body ?? {})),
+      async (request) => ok(await api(request).update(request.params.id, request.body ?? {})),
     );
     app.delete<{ Params: IdParams }>(
       '/webhooks/:id',
@@ -73,12 +73,12 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
           params: idParams, response: responses(deletedWebhookSchema),
         },
       },
-      async (request) => ok(api(request).delete(request.params.id)),
+      async (request) => ok(await api(request).delete(request.params.id)),
     );
     app.get<{ Params: IdParams }>(
       '/webhooks/:id/secret',
       { schema: { tags, operationId: 'getWebhookSecret', summary: 'Get the signing secret of a subscription', params: idParams, response: responses(webhookSecretSchema) } },
-      async (request) => ok(api(request).secret(request.params.id)),
+      async (request) => ok(await api(request).secret(request.params.id)),
     );
     app.get<{ Params: IdParams; Querystring: PageQuery }>(
       '/webhooks/:id/deliveries',
@@ -88,7 +88,7 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
           params: idParams, querystring: pageQuery, response: responses(pageOf(deliverySchema)),
         },
       },
-      async (request) => ok(api(request).deliveries(request.params.id, request.query.page)),
+      async (request) => ok(await api(request).deliveries(request.params.id, request.query.page)),
     );
     app.post<{ Params: DeliveryParams }>(
       '/webhooks/:id/deliveries/:deliveryId/redeliver',
@@ -98,7 +98,7 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
           params: deliveryParams, response: responses(deliverySchema),
         },
       },
-      async (request) => ok(api(request).redeliver(request.params.id, request.params.deliveryId)),
+      async (request) => ok(await api(request).redeliver(request.params.id, request.params.deliveryId)),
     );
     app.post<{ Params: IdParams }>(
       '/webhooks/:id/test',
@@ -108,7 +108,7 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
           params: idParams, response: responses(deliverySchema),
         },
       },
-      async (request) => ok(api(request).test(request.params.id)),
+      async (request) => ok(await api(request).test(request.params.id)),
     );
     app.post<{ Body: TriggerEventInput }>(
       '/webhooks/trigger',
@@ -119,7 +119,7 @@ export function webhookRouteGroup(scopeOf: WebhookScopeOf, events: readonly stri
           body: triggerEventBody(events), response: responses(triggeredEventSchema),
         },
       },
-      async (request) => ok(api(request).trigger(request.body.event_type)),
+      async (request) => ok(await api(request).trigger(request.body.event_type)),
     );
   };
 }

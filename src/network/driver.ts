@@ -7,7 +7,8 @@
  * answers with the earlier result instead of sending twice.
  *
  * Incoming: the driver reports what happens on the network (messages from contacts, reactions, account
- * changes) by calling the `NetworkEvents` sink it was started with.
+ * changes) by calling the `NetworkEvents` sink it was started with; each call resolves once the engine has
+ * stored the change (and rejects, with SvcError, when it refuses it).
  */
 export interface NetworkDriver {
   /** Name of the network, used as `origin` in webhook payloads. */
@@ -44,9 +45,9 @@ export interface IncomingMessage {
 }
 
 export interface NetworkEvents {
-  messageReceived(message: IncomingMessage): { messageUid: string; chatId: number };
-  reactionAdded(reaction: { messageUid: string; emoji: string; fromPhone?: string }): Record<string, string>;
-  accountChanged(change: { accountPhone: string; status: 'disconnected' | 'suspended' | 'resumed' }): void;
+  messageReceived(message: IncomingMessage): Promise<{ messageUid: string; chatId: number }>;
+  reactionAdded(reaction: { messageUid: string; emoji: string; fromPhone?: string }): Promise<Record<string, string>>;
+  accountChanged(change: { accountPhone: string; status: 'disconnected' | 'suspended' | 'resumed' }): Promise<void>;
 }
 
 /** True for a number in international format: plus sign, country code, then 6 to 14 more digits. */

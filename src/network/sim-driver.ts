@@ -3,9 +3,9 @@ import { isInternationalPhone, type DeliveryOutcome, type DeliveryRequest, type 
 /** What the simulated network must share between processes; the engine backs it with its database. */
 export interface SimState {
   /** Whether `phone` is unreachable for sends from `accountPhone`. */
-  isUnreachable(phone: string, accountPhone: string): boolean;
-  deliveredId(messageUid: string): string | undefined;
-  recordDelivery(messageUid: string, networkMessageId: string): void;
+  isUnreachable(phone: string, accountPhone: string): Promise<boolean>;
+  deliveredId(messageUid: string): Promise<string | undefined>;
+  recordDelivery(messageUid: string, networkMessageId: string): Promise<void>;
 }
 
 /**
@@ -28,16 +28,16 @@ export class SimDriver implements NetworkDriver {
 
   async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
-    const earlier = this.state.deliveredId(request.messageUid);
+    const earlier = await this.state.deliveredId(request.messageUid);
     if (earlier !== undefined) return { status: 'sent', networkMessageId: earlier };
     if (!isInternationalPhone(request.recipientPhone)) {
       return { status: 'failed', reason: 'invalid_number', detail: `${request.recipientPhone} is not a valid international number` };
     }
-    if (this.state.isUnreachable(request.recipientPhone, request.accountPhone)) {
+    if (await this.state.isUnreachable(request.recipientPhone, request.accountPhone)) {
       return { status: 'failed', reason: 'unreachable', detail: `${request.recipientPhone} is not reachable on the network` };
     }
     const networkMessageId = `sim-${request.messageUid}`;
-    this.state.recordDelivery(request.messageUid, networkMessageId);
+    await this.state.recordDelivery(request.messageUid, networkMessageId);
     return { status: 'sent', networkMessageId };
   }
 
@@ -46,18 +46,18 @@ export class SimDriver implements NetworkDriver {
   }
 
   /** A contact sends a message to one of the workspace's accounts. */
-  receive(message: IncomingMessage): { messageUid: string; chatId: number } {
+  receive(message: IncomingMessage): Promise<{ messageUid: string; chatId: number }> {
     return this.sink().messageReceived(message);
   }
 
   /** A contact reacts to a message. */
-  react(messageUid: string, emoji: string, fromPhone?: string): Record<string, string> {
+  react(messageUid: string, emoji: string, fromPhone?: string): Promise<Record<string, string>> {
     return this.sink().reactionAdded(fromPhone === undefined ? { messageUid, emoji } : { messageUid, emoji, fromPhone });
   }
 
   /** The network logs an account out, suspends its syncing, or resumes it. */
-  changeAccount(accountPhone: string, status: 'disconnected' | 'suspended' | 'resumed'): void {
-    this.sink().accountChanged({ accountPhone, status });
+  changeAccount(accountPhone: string, status: 'disconnected' | 'suspended' | 'resumed'): Promise<void> {
+    return this.sink().accountChanged({ accountPhone, status });
   }
 
   private sink(): NetworkEvents {

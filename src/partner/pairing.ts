@@ -127,14 +127,14 @@ export function pairingPayloadMatches(code: string, payload: ParsedPairingPayloa
  * Maps a scanned payload back to its link code: `codeForKey` is the store's lookup by `pairingLookupKey`.
  * Returns null for a foreign, stale or forged payload; link state (expired, revoked) is the caller's check.
  */
-export function resolvePairingPayload(
+export async function resolvePairingPayload(
   payload: string,
   now: number,
-  codeForKey: (lookupKey: string) => string | null,
-): string | null {
+  codeForKey: (lookupKey: string) => string | null | Promise<string | null>,
+): Promise<string | null> {
   const parsed = parsePairingPayload(payload);
   if (!parsed) return null;
-  const code = codeForKey(parsed.lookupKey);
+  const code = await codeForKey(parsed.lookupKey);
   return code !== null && pairingPayloadMatches(code, parsed, now) ? code : null;
 }
 

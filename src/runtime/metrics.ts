@@ -13,7 +13,7 @@ export interface ServerMetrics {
   /** One HTTP request done: `route` is the route pattern (`/api/chats/:id`), never the raw URL. */
   httpRequest(method: string, route: string, status: number, seconds: number): void;
   /** Reads queue depths from here at each scrape. */
-  watchQueues(read: () => QueueStats, now: () => number): void;
+  watchQueues(read: () => Promise<QueueStats>, now: () => number): void;
   render(): Promise<string>;
 }
 
@@ -41,7 +41,7 @@ export function createServerMetrics(): ServerMetrics {
   const depth = new Gauge({ name: 'svc_queue_depth', help: 'Work queued now, by queue and state', labelNames: ['queue', 'state'], registers: [registry] });
   const oldest = new Gauge({ name: 'svc_queue_oldest_age_seconds', help: 'Age of the oldest queued item, by queue', labelNames: ['queue'], registers: [registry] });
 
-  let collectQueues = (): void => undefined;
+  let collectQueues = async (): Promise<void> => undefined;
   return {
     registry,
     engine: {
@@ -55,8 +55,8 @@ export function createServerMetrics(): ServerMetrics {
     httpRequest: (method, route, status, seconds) => http.observe({ method, route, status: String(status) }, seconds),
     watchQueues(read, now) {
       // Run by each scrape; the gauges are reset first so a queue that emptied reads 0, not its last value.
-      collectQueues = () => {
-        const stats = read();
+      collectQueues = async () => {
+        const stats = await read();
         depth.reset();
         oldest.reset();
         const at = now();
@@ -78,7 +78,7 @@ export function createServerMetrics(): ServerMetrics {
       };
     },
     render: async () => {
-      collectQueues();
+      await collectQueues();
       return registry.metrics();
     },
   };

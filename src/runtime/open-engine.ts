@@ -14,8 +14,10 @@ import type { SmtpSettings } from '../workers/smtp.js';
 export { maskSmtpUrl, type SmtpSettings } from '../workers/smtp.js';
 
 export interface OpenEngineOptions {
-  /** Directory holding `svc.db`; created (owner-only) when missing. */
+  /** Directory holding `svc.db`; created (owner-only) when missing. Unused when `databaseUrl` is given. */
   dataDir: string;
+  /** A `postgres://` URL: the engine runs on that PostgreSQL database (migrated first) instead of `svc.db`. */
+  databaseUrl?: string;
   dev?: boolean;
   publicUrl?: string;
   webhookRetryDelaysMs?: number[];
@@ -43,11 +45,14 @@ export const defaultDataDir = (env: NodeJS.ProcessEnv = process.env): string =>
 
 export const databasePath = (dataDir: string): string => join(dataDir, 'svc.db');
 
-/** Opens the engine over the database in `dataDir`, migrating it first. Workers are not started. */
+/**
+ * Opens the engine over PostgreSQL (`databaseUrl`) or the SQLite database in `dataDir`, migrating it first.
+ * Workers are not started.
+ */
 export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
-  // The one place that picks the store. PostgreSQL is not wired up yet: a database URL in the options will
-  // open a PgDatabase (src/store/postgres/pg-database.ts) here, and the data directory's SQLite otherwise.
-  const database: SqlDatabase = openSqlite(options);
+  // The one place that picks the store. The PostgreSQL driver is imported only here, only for a URL.
+  const database: SqlDatabase =
+    options.databaseUrl === undefined ? openSqlite(options) : await openPostgresStore(options.databaseUrl, options.logger);
   return createEngine({
     database,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -63,6 +68,12 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
       ...(options.sendLeaseMs === undefined ? {} : { sendLeaseMs: options.sendLeaseMs }),
     },
   });
+}
+
+async function openPostgresStore(url: string, logger: Logger | undefined): Promise<SqlDatabase> {
+  const { openPostgres } = await import('../store/postgres/open-postgres.js');
+  // Background failures (a restarting server cutting idle connections) are logged; requests meanwhile get 503.
+  return openPostgres(url, { onError: (error) => logger?.error('database connection lost', { error: String(error) }) });
 }
 
 /** `svc.db` in the data directory, migrated (and checked, when asked) before the engine sees it. */

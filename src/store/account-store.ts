@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { query, type SqlExecutor } from './sql.js';
 
 export interface AccountRow {
   id: number;
@@ -13,43 +13,43 @@ export interface AccountRow {
   created_at: number;
 }
 
-/** Messenger accounts; the default sender is the most recently connected one. */
-export function createAccountStore(db: Db) {
-  const byPhone = db.prepare<[string], AccountRow>('SELECT * FROM messenger_accounts WHERE phone = ?');
-  const byId = db.prepare<[number], AccountRow>('SELECT * FROM messenger_accounts WHERE id = ?');
-  const list = db.prepare<[number], AccountRow>(
-    'SELECT * FROM messenger_accounts WHERE workspace_id = ? ORDER BY connected_at DESC, id DESC',
-  );
-  const defaultSender = db.prepare<[number], AccountRow>(
-    `SELECT * FROM messenger_accounts WHERE workspace_id = ? AND status = 'connected'
-     ORDER BY connected_at DESC, id DESC LIMIT 1`,
-  );
-  const insert = db.prepare(
-    `INSERT INTO messenger_accounts (workspace_id, user_id, phone, full_name, email, status, connected_at, created_at)
-     VALUES (@workspaceId, @userId, @phone, @fullName, @email, 'connected', @now, @now)`,
-  );
-  const reconnect = db.prepare(
-    `UPDATE messenger_accounts SET status = 'connected', connected_at = @now, user_id = COALESCE(@userId, user_id),
-       full_name = @fullName, email = @email WHERE id = @id`,
-  );
-  const setStatus = db.prepare('UPDATE messenger_accounts SET status = ? WHERE id = ?');
-  const reserveSlot = db.prepare('UPDATE messenger_accounts SET next_send_at = ? WHERE id = ?');
-  const byUser = db.prepare<[number], AccountRow>(
-    'SELECT * FROM messenger_accounts WHERE user_id = ? ORDER BY id DESC LIMIT 1',
-  );
+const BY_PHONE = query<AccountRow>('SELECT * FROM messenger_accounts WHERE phone = @phone');
+const BY_ID = query<AccountRow>('SELECT * FROM messenger_accounts WHERE id = @id');
+// NULLS LAST is SQLite's order for DESC already; PostgreSQL would put never-connected accounts first.
+const LIST = query<AccountRow>(
+  'SELECT * FROM messenger_accounts WHERE workspace_id = @workspaceId ORDER BY connected_at DESC NULLS LAST, id DESC',
+);
+const DEFAULT_SENDER = query<AccountRow>(
+  `SELECT * FROM messenger_accounts WHERE workspace_id = @workspaceId AND status = 'connected'
+   ORDER BY connected_at DESC NULLS LAST, id DESC LIMIT 1`,
+);
+const INSERT = query<{ id: number }>(
+  `INSERT INTO messenger_accounts (workspace_id, user_id, phone, full_name, email, status, connected_at, created_at)
+   VALUES (@workspaceId, @userId, @phone, @fullName, @email, 'connected', @now, @now)
+   RETURNING id`,
+);
+const RECONNECT = query(
+  `UPDATE messenger_accounts SET status = 'connected', connected_at = @now, user_id = COALESCE(CAST(@userId AS BIGINT), user_id),
+     full_name = @fullName, email = @email WHERE id = @id`,
+);
+const SET_STATUS = query('UPDATE messenger_accounts SET status = @status WHERE id = @id');
+const RESERVE_SLOT = query('UPDATE messenger_accounts SET next_send_at = @nextSendAt WHERE id = @id');
+const BY_USER = query<AccountRow>('SELECT * FROM messenger_accounts WHERE user_id = @userId ORDER BY id DESC LIMIT 1');
 
+/** Messenger accounts; the default sender is the most recently connected one. */
+export function createAccountStore(sql: SqlExecutor) {
   return {
-    byPhone: (phone: string) => byPhone.get(phone),
-    byId: (id: number) => byId.get(id),
-    byUser: (userId: number) => byUser.get(userId),
-    list: (workspaceId: number) => list.all(workspaceId),
-    defaultSender: (workspaceId: number) => defaultSender.get(workspaceId),
-    insert: (a: { workspaceId: number; userId: number | null; phone: string; fullName: string; email: string; now: number }) =>
-      Number(insert.run(a).lastInsertRowid),
-    reconnect: (a: { id: number; userId: number | null; fullName: string; email: string; now: number }) =>
-      void reconnect.run(a),
-    setStatus: (id: number, status: AccountRow['status']) => void setStatus.run(status, id),
-    reserveSlot: (id: number, nextSendAt: number) => void reserveSlot.run(nextSendAt, id),
+    byPhone: (phone: string): Promise<AccountRow | undefined> => sql.get(BY_PHONE, { phone }),
+    byId: (id: number): Promise<AccountRow | undefined> => sql.get(BY_ID, { id }),
+    byUser: (userId: number): Promise<AccountRow | undefined> => sql.get(BY_USER, { userId }),
+    list: (workspaceId: number): Promise<AccountRow[]> => sql.all(LIST, { workspaceId }),
+    defaultSender: (workspaceId: number): Promise<AccountRow | undefined> => sql.get(DEFAULT_SENDER, { workspaceId }),
+    insert: async (a: { workspaceId: number; userId: number | null; phone: string; fullName: string; email: string; now: number }): Promise<number> =>
+      (await sql.get(INSERT, { ...a }))!.id,
+    reconnect: async (a: { id: number; userId: number | null; fullName: string; email: string; now: number }): Promise<void> =>
+      void (await sql.run(RECONNECT, { ...a })),
+    setStatus: async (id: number, status: AccountRow['status']): Promise<void> => void (await sql.run(SET_STATUS, { id, status })),
+    reserveSlot: async (id: number, nextSendAt: number): Promise<void> => void (await sql.run(RESERVE_SLOT, { id, nextSendAt })),
   };
 }
 

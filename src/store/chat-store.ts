@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { query, type SqlExecutor } from './sql.js';
 
 export interface ChatRow {
   id: number;
@@ -17,60 +17,65 @@ export interface ChatRow {
 const SELECT_CHAT = `SELECT c.*, a.phone AS account_phone FROM chats c
   JOIN messenger_accounts a ON a.id = c.messenger_account_id`;
 
-/** Chats and their labels. Names are unique per workspace (enforced by the schema). */
-export function createChatStore(db: Db) {
-  const byId = db.prepare<[number, number], ChatRow>(`${SELECT_CHAT} WHERE c.id = ? AND c.workspace_id = ?`);
-  const byName = db.prepare<[number, string], ChatRow>(`${SELECT_CHAT} WHERE c.workspace_id = ? AND c.name = ?`);
-  const byPair = db.prepare<[number, string], ChatRow>(
-    `${SELECT_CHAT} WHERE c.messenger_account_id = ? AND c.contact_phone = ?`,
-  );
-  const nameTaken = db.prepare<[number, string], { one: number }>(
-    'SELECT 1 AS one FROM chats WHERE workspace_id = ? AND name = ?',
-  );
-  // "base (" <= name < "base )" is a range of the (workspace_id, name) index, since ")" sorts right after "(".
-  const highestSuffix = db.prepare<{ workspaceId: number; prefix: string; end: string }, { n: number | null }>(
-    `SELECT MAX(CAST(substr(name, length(@prefix) + 1, length(name) - length(@prefix) - 1) AS INTEGER)) AS n
-       FROM chats WHERE workspace_id = @workspaceId AND name >= @prefix AND name < @end AND name LIKE '%)'`,
-  );
-  const insert = db.prepare(
-    `INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
-     VALUES (@workspaceId, @accountId, @contactPhone, @name, @startedBy, @now)`,
-  );
-  const page = db.prepare<[number, number, number], ChatRow>(
-    `${SELECT_CHAT} WHERE c.workspace_id = ? ORDER BY c.id LIMIT ? OFFSET ?`,
-  );
-  const update = db.prepare(
-    `UPDATE chats SET name = @name, responsible_email = @responsible_email, responsible_name = @responsible_name
-     WHERE id = @id`,
-  );
-  const labelId = db.prepare<[number, string], { id: number }>(
-    'SELECT id FROM labels WHERE workspace_id = ? AND name = ?',
-  );
-  const insertLabel = db.prepare('INSERT INTO labels (workspace_id, name) VALUES (?, ?)');
-  const attachLabel = db.prepare('INSERT OR IGNORE INTO chat_labels (chat_id, label_id) VALUES (?, ?)');
-  const labelsOf = db.prepare<[number], { name: string }>(
-    'SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.chat_id = ? ORDER BY l.name',
-  );
+const BY_ID = query<ChatRow>(`${SELECT_CHAT} WHERE c.id = @id AND c.workspace_id = @workspaceId`);
+const BY_NAME = query<ChatRow>(`${SELECT_CHAT} WHERE c.workspace_id = @workspaceId AND c.name = @name`);
+const BY_PAIR = query<ChatRow>(`${SELECT_CHAT} WHERE c.messenger_account_id = @accountId AND c.contact_phone = @contactPhone`);
+const NAME_TAKEN = query<{ one: number }>('SELECT 1 AS one FROM chats WHERE workspace_id = @workspaceId AND name = @name');
+// "base (" <= name < "base )" is a range of the (workspace_id, name) index, since ")" sorts right after "(".
+// PostgreSQL compares in code-point order ("C", as SQLite does) so the range holds whatever the collation,
+// and casts only an all-digit suffix (SQLite's CAST reads "12abc" as 12; PostgreSQL's would fail).
+const HIGHEST_SUFFIX = query<{ n: number | null }>({
+  sqlite: `SELECT MAX(CAST(substr(name, length(@prefix) + 1, length(name) - length(@prefix) - 1) AS INTEGER)) AS n
+     FROM chats WHERE workspace_id = @workspaceId AND name >= @prefix AND name < @end AND name LIKE '%)'`,
+  postgres: `SELECT MAX(CASE WHEN suffix ~ '^[0-9]{1,18}$' THEN CAST(suffix AS BIGINT) END) AS n
+     FROM (SELECT substr(name, length(@prefix) + 1, length(name) - length(@prefix) - 1) AS suffix
+       FROM chats WHERE workspace_id = @workspaceId AND name COLLATE "C" >= @prefix AND name COLLATE "C" < @end
+         AND name LIKE '%)') AS named`,
+});
+const INSERT = query<{ id: number }>(
+  `INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
+   VALUES (@workspaceId, @accountId, @contactPhone, @name, @startedBy, @now)
+   RETURNING id`,
+);
+const PAGE = query<ChatRow>(`${SELECT_CHAT} WHERE c.workspace_id = @workspaceId ORDER BY c.id LIMIT @limit OFFSET @offset`);
+const UPDATE = query(
+  `UPDATE chats SET name = @name, responsible_email = @responsible_email, responsible_name = @responsible_name
+   WHERE id = @id`,
+);
+const LABEL_ID = query<{ id: number }>('SELECT id FROM labels WHERE workspace_id = @workspaceId AND name = @name');
+const INSERT_LABEL = query<{ id: number }>(
+  'INSERT INTO labels (workspace_id, name) VALUES (@workspaceId, @name) ON CONFLICT (workspace_id, name) DO NOTHING RETURNING id',
+);
+const ATTACH_LABEL = query('INSERT INTO chat_labels (chat_id, label_id) VALUES (@chatId, @labelId) ON CONFLICT DO NOTHING');
+const LABELS_OF = query<{ name: string }>(
+  'SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.chat_id = @chatId ORDER BY l.name',
+);
 
+/** Chats and their labels. Names are unique per workspace (enforced by the schema). */
+export function createChatStore(sql: SqlExecutor) {
   return {
-    byId: (workspaceId: number, id: number) => byId.get(id, workspaceId),
-    byName: (workspaceId: number, name: string) => byName.get(workspaceId, name),
-    byPair: (accountId: number, contactPhone: string) => byPair.get(accountId, contactPhone),
-    nameTaken: (workspaceId: number, name: string) => nameTaken.get(workspaceId, name) !== undefined,
+    byId: (workspaceId: number, id: number): Promise<ChatRow | undefined> => sql.get(BY_ID, { id, workspaceId }),
+    byName: (workspaceId: number, name: string): Promise<ChatRow | undefined> => sql.get(BY_NAME, { workspaceId, name }),
+    byPair: (accountId: number, contactPhone: string): Promise<ChatRow | undefined> => sql.get(BY_PAIR, { accountId, contactPhone }),
+    nameTaken: async (workspaceId: number, name: string): Promise<boolean> => (await sql.get(NAME_TAKEN, { workspaceId, name })) !== undefined,
     /** The largest N among this workspace's chats named "base (N)", or 0. */
-    highestNameSuffix: (workspaceId: number, base: string) =>
-      highestSuffix.get({ workspaceId, prefix: `${base} (`, end: `${base} )` })?.n ?? 0,
-    insert: (c: { workspaceId: number; accountId: number; contactPhone: string; name: string; startedBy: string; now: number }) =>
-      Number(insert.run(c).lastInsertRowid),
-    page: (workspaceId: number, limit: number, offset: number) => page.all(workspaceId, limit, offset),
-    update: (c: { id: number; name: string; responsible_email: string | null; responsible_name: string | null }) =>
-      void update.run(c),
+    highestNameSuffix: async (workspaceId: number, base: string): Promise<number> =>
+      (await sql.get(HIGHEST_SUFFIX, { workspaceId, prefix: `${base} (`, end: `${base} )` }))?.n ?? 0,
+    insert: async (c: { workspaceId: number; accountId: number; contactPhone: string; name: string; startedBy: string; now: number }): Promise<number> =>
+      (await sql.get(INSERT, { ...c }))!.id,
+    page: (workspaceId: number, limit: number, offset: number): Promise<ChatRow[]> => sql.all(PAGE, { workspaceId, limit, offset }),
+    update: async (c: { id: number; name: string; responsible_email: string | null; responsible_name: string | null }): Promise<void> =>
+      void (await sql.run(UPDATE, { ...c })),
     /** Attaches a label to a chat, creating the label when the workspace has none by that name. */
-    addLabel(workspaceId: number, chatId: number, name: string): void {
-      const id = labelId.get(workspaceId, name)?.id ?? Number(insertLabel.run(workspaceId, name).lastInsertRowid);
-      attachLabel.run(chatId, id);
+    async addLabel(workspaceId: number, chatId: number, name: string): Promise<void> {
+      const labelId =
+        (await sql.get(LABEL_ID, { workspaceId, name }))?.id ??
+        (await sql.get(INSERT_LABEL, { workspaceId, name }))?.id ??
+        // Created by a concurrent writer between the two statements.
+        (await sql.get(LABEL_ID, { workspaceId, name }))!.id;
+      await sql.run(ATTACH_LABEL, { chatId, labelId });
     },
-    labelsOf: (chatId: number) => labelsOf.all(chatId).map((row) => row.name),
+    labelsOf: async (chatId: number): Promise<string[]> => (await sql.all(LABELS_OF, { chatId })).map((row) => row.name),
   };
 }
 

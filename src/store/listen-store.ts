@@ -43,6 +43,11 @@ const BY_ID = query<ListenSessionRow>({
   sqlite: `SELECT * FROM listen_sessions WHERE id = @id AND ${IN_SCOPE.sqlite}`,
   postgres: `SELECT * FROM listen_sessions WHERE id = @id AND ${IN_SCOPE.postgres}`,
 });
+// Taken first by a claim: on PostgreSQL the row lock orders two claims of one session (SQLite's write lock does already).
+const LOCK_SESSION = query<{ id: string }>({
+  sqlite: 'SELECT id FROM listen_sessions WHERE id = @id',
+  postgres: 'SELECT id FROM listen_sessions WHERE id = @id FOR UPDATE',
+});
 const TOUCH = query('UPDATE listen_sessions SET last_seen_at = @now WHERE id = @id');
 // Deleting the subscriptions cascades to their deliveries and attempt log; done explicitly rather than
 // through the session's ON DELETE CASCADE so it does not depend on the foreign_keys pragma.
@@ -81,6 +86,8 @@ export function createListenStore(sql: SqlExecutor) {
       (await sql.get(INSERT_SUBSCRIPTION, { sessionId: s.sessionId, ...s.scope, eventType: s.eventType, url: s.url, secret: s.secret, now: s.now }))!.id,
     byId: (id: string, scope: ListenScope): Promise<ListenSessionRow | undefined> => sql.get(BY_ID, { id, ...scope }),
     countOpen: async (scope: ListenScope): Promise<number> => (await sql.get(COUNT_OPEN, { ...scope }))?.n ?? 0,
+    /** Locks the session's row until the transaction ends; false when it is gone. Call inside a write transaction. */
+    lockSession: async (id: string): Promise<boolean> => (await sql.get(LOCK_SESSION, { id })) !== undefined,
     touch: async (id: string, now: number): Promise<void> => void (await sql.run(TOUCH, { id, now })),
     /** Removes a session with its subscriptions and their deliveries. Call inside a write transaction. */
     remove,

@@ -1,32 +1,46 @@
-import type { Db } from './database.js';
+import { query, type SqlExecutor } from './sql.js';
 
-/** Housekeeping statements: retention sweeps and giving freed pages back to the file system. */
-export function createMaintenanceStore(db: Db) {
-  // Finished deliveries (their attempts go with them) and settled owner notices, oldest first, in batches so a
-  // sweep never holds the write lock for long.
-  const oldDeliveries = db.prepare(`DELETE FROM webhook_deliveries WHERE id IN (
-    SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < @before LIMIT @limit)`);
-  const oldAttempts = db.prepare(`DELETE FROM webhook_attempts WHERE delivery_id IN (
-    SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < @before LIMIT @limit)`);
-  const oldNotices = db.prepare(`DELETE FROM owner_notifications WHERE id IN (
-    SELECT id FROM owner_notifications WHERE created_at < @before AND mail_status <> 'pending' LIMIT @limit)`);
-  const staleSessions = db.prepare<[number], { id: string; workspace_id: number | null; partner_id: number | null }>(
-    'SELECT id, workspace_id, partner_id FROM listen_sessions WHERE last_seen_at < ?',
-  );
+// Finished deliveries (their attempts go with them) and settled owner notices, oldest first, in batches so a
+// sweep never holds the write lock for long.
+const OLD_DELIVERIES = query(`DELETE FROM webhook_deliveries WHERE id IN (
+  SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < @before LIMIT @limit)`);
+const OLD_ATTEMPTS = query(`DELETE FROM webhook_attempts WHERE delivery_id IN (
+  SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < @before LIMIT @limit)`);
+const OLD_NOTICES = query(`DELETE FROM owner_notifications WHERE id IN (
+  SELECT id FROM owner_notifications WHERE created_at < @before AND mail_status <> 'pending' LIMIT @limit)`);
+const STALE_SESSIONS = query<{ id: string; workspace_id: number | null; partner_id: number | null }>(
+  'SELECT id, workspace_id, partner_id FROM listen_sessions WHERE last_seen_at < @before',
+);
+// SQLite only: PostgreSQL's autovacuum keeps its own free space.
+const FREELIST_COUNT = query<{ freelist_count: number }>({ sqlite: 'PRAGMA freelist_count', postgres: 'SELECT 0 AS freelist_count' });
+// One page per execution: a statement step frees one page, and the executor steps a row-less statement once.
+const RELEASE_ONE_PAGE = query({ sqlite: 'PRAGMA incremental_vacuum(1)', postgres: 'SELECT 1' });
+const TRUNCATE_WAL = query({ sqlite: 'PRAGMA wal_checkpoint(TRUNCATE)', postgres: 'SELECT 1' });
 
+/** Housekeeping statements: retention sweeps, and how much space deleted rows left inside an SQLite file. */
+export function createMaintenanceStore(sql: SqlExecutor) {
   return {
-    /** Deletes up to `limit` finished deliveries (with their attempts) and settled notices older than `before`. */
-    purgeBefore(before: number, limit: number): number {
-      oldAttempts.run({ before, limit });
-      return oldDeliveries.run({ before, limit }).changes + oldNotices.run({ before, limit }).changes;
+    /**
+     * Deletes up to `limit` finished deliveries (with their attempts) and settled notices older than `before`.
+     * Call inside a write transaction.
+     */
+    async purgeBefore(before: number, limit: number): Promise<number> {
+      await sql.run(OLD_ATTEMPTS, { before, limit });
+      return (await sql.run(OLD_DELIVERIES, { before, limit })) + (await sql.run(OLD_NOTICES, { before, limit }));
     },
-    staleListenSessions: (before: number) => staleSessions.all(before),
-    /** Pages on the free list, i.e. space deleted rows left behind inside the file. */
-    freePages: (): number => db.pragma('freelist_count', { simple: true }) as number,
-    /** Returns up to `pages` free pages to the file system, then folds the WAL back so the file shrinks now. */
-    releaseFreePages(pages: number): void {
-      db.pragma(`incremental_vacuum(${pages})`);
-      db.pragma('wal_checkpoint(TRUNCATE)');
+    staleListenSessions: (before: number) => sql.all(STALE_SESSIONS, { before }),
+    /** Pages on SQLite's free list, i.e. space deleted rows left behind inside the file; 0 on PostgreSQL. */
+    freePages: async (): Promise<number> => (sql.dialect === 'sqlite' ? ((await sql.get(FREELIST_COUNT))?.freelist_count ?? 0) : 0),
+    /** Returns up to `pages` free pages to the file system (SQLite). Call inside a write transaction. */
+    async releaseFreePages(pages: number): Promise<void> {
+      if (sql.dialect !== 'sqlite') return;
+      for (let i = 0; i < pages; i += 1) await sql.run(RELEASE_ONE_PAGE);
+    },
+    /** Folds the WAL back into the file so the released pages leave the disk now (SQLite). Call outside a transaction. */
+    async truncateWal(): Promise<void> {
+      if (sql.dialect === 'sqlite') await sql.run(TRUNCATE_WAL);
     },
   };
 }
+
+export type MaintenanceStore = ReturnType<typeof createMaintenanceStore>;

@@ -12,8 +12,9 @@ export interface WriteOptions {
   grouped?: boolean;
   /**
    * PostgreSQL isolation. `serializable` (the default) makes every check-then-write rule as exact as on
-   * SQLite's single writer; `read committed` is for claims that lock the rows they take
-   * (`FOR UPDATE SKIP LOCKED`), where replicas racing for the same rows should skip, not fail and retry.
+   * SQLite's single writer; `read committed` is for transactions that lock the rows they depend on first
+   * (claims with `FOR UPDATE SKIP LOCKED`, sends behind their workspace's row lock), where replicas racing for
+   * the same rows should wait or skip, not fail and retry.
    */
   isolation?: 'serializable' | 'read committed';
 }

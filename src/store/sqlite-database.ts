@@ -14,18 +14,43 @@ interface GroupedWrite {
   reject: (error: unknown) => void;
 }
 
+interface WriterQueue {
+  busy: boolean;
+  waiting: Array<() => void>;
+}
+
+const writerQueues = new Map<string, WriterQueue>();
+
+/**
+ * One queue per database file in this process. Two connections of one process to the same file (tests and
+ * `svc/testing` open several engines on one data directory) must not both hold a transaction: the second
+ * BEGIN IMMEDIATE would wait for the lock synchronously, blocking the event loop the first one needs to
+ * finish, until the busy timeout. An in-memory database is private to its connection and queues alone.
+ */
+function writerQueueOf(file: string): WriterQueue {
+  if (file === ':memory:' || file === '') return { busy: false, waiting: [] };
+  let queue = writerQueues.get(file);
+  if (queue === undefined) {
+    queue = { busy: false, waiting: [] };
+    writerQueues.set(file, queue);
+  }
+  return queue;
+}
+
 /** Most writes one group commit carries; the rest wait for the next. */
 const MAX_GROUP = 512;
 
 export class SqliteDatabase implements SqlDatabase {
   readonly dialect = 'sqlite' as const;
   readonly sql: SqlExecutor;
+  /** The executor handed to transactions: the same connection, without the autocommit writer's queueing. */
+  private readonly tx: SqlExecutor;
   private readonly prepared = new Map<number, PreparedStatement>();
   private readonly begin: PreparedStatement;
   private readonly commit: PreparedStatement;
   private readonly rollback: PreparedStatement;
-  private writing = false;
-  private readonly waitingWriters: Array<() => void> = [];
+  /** Shared by every connection of this process to the same file (see `writerQueueOf`). */
+  private readonly writer: WriterQueue;
   private group: GroupedWrite[] = [];
   private groupScheduled = false;
 
@@ -33,6 +58,7 @@ export class SqliteDatabase implements SqlDatabase {
     readonly db: Db,
     private readonly beforeClose?: () => Promise<void>,
   ) {
+    this.writer = writerQueueOf(db.name);
     const statement = (s: Statement): PreparedStatement => {
       let prepared = this.prepared.get(s.id);
       if (prepared === undefined) {
@@ -41,11 +67,22 @@ export class SqliteDatabase implements SqlDatabase {
       }
       return prepared;
     };
-    this.sql = {
+    this.tx = {
       dialect: 'sqlite',
       all: async <Row>(s: Statement<Row>, params?: Params) => statement(s).all(params ?? {}) as Row[],
       get: async <Row>(s: Statement<Row>, params?: Params) => statement(s).get(params ?? {}) as Row | undefined,
       run: async (s: Statement, params?: Params) => statement(s).run(params ?? {}).changes,
+    };
+    // An autocommit write issued while another flow's transaction is open on this connection would land
+    // inside it (and vanish with its rollback): it waits for the transaction to end instead. Reads go at once.
+    const waitsForWriter = (s: Statement): boolean => this.writer.busy && !statement(s).readonly;
+    this.sql = {
+      dialect: 'sqlite',
+      all: <Row>(s: Statement<Row>, params?: Params) =>
+        waitsForWriter(s) ? this.exclusively(() => this.tx.all(s, params)) : this.tx.all(s, params),
+      get: <Row>(s: Statement<Row>, params?: Params) =>
+        waitsForWriter(s) ? this.exclusively(() => this.tx.get(s, params)) : this.tx.get(s, params),
+      run: (s: Statement, params?: Params) => (waitsForWriter(s) ? this.exclusively(() => this.tx.run(s, params)) : this.tx.run(s, params)),
     };
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
@@ -59,7 +96,7 @@ export class SqliteDatabase implements SqlDatabase {
         this.scheduleGroup();
       });
     }
-    return this.exclusively(() => this.transaction(() => fn(this.sql)));
+    return this.exclusively(() => this.transaction(() => fn(this.tx)));
   }
 
   async close(): Promise<void> {
@@ -72,13 +109,13 @@ export class SqliteDatabase implements SqlDatabase {
    * this queue the writers of this one (their statements would otherwise land in each other's transaction).
    */
   private async exclusively<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.writing) await new Promise<void>((resolve) => this.waitingWriters.push(resolve));
-    this.writing = true;
+    if (this.writer.busy) await new Promise<void>((resolve) => this.writer.waiting.push(resolve));
+    this.writer.busy = true;
     try {
       return await fn();
     } finally {
-      const next = this.waitingWriters.shift();
-      if (next === undefined) this.writing = false;
+      const next = this.writer.waiting.shift();
+      if (next === undefined) this.writer.busy = false;
       else next();
     }
   }
@@ -121,7 +158,7 @@ export class SqliteDatabase implements SqlDatabase {
         this.transaction(async () => {
           for (const item of batch) {
             try {
-              outcomes.push({ ok: true, value: await inSavepoint(this.sql, () => item.fn(this.sql)) });
+              outcomes.push({ ok: true, value: await inSavepoint(this.tx, () => item.fn(this.tx)) });
             } catch (error) {
               outcomes.push({ ok: false, error });
             }

@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { query, type SqlExecutor } from './sql.js';
 
 /** A row of webhook_subscriptions. */
 export interface WebhookRow {
@@ -21,54 +21,69 @@ export interface WebhookScope {
   partnerId: number | null;
 }
 
-// `IS` matches NULL too, so one statement serves both scopes. Listener subscriptions (`svc webhooks listen`)
-// belong to their session: they are not listed, counted or edited here.
-const IN_SCOPE = 'workspace_id IS @workspaceId AND partner_id IS @partnerId AND listen_session_id IS NULL';
+// Null-safe matching, so one statement serves both scopes: SQLite's `IS`, PostgreSQL's `IS NOT DISTINCT FROM`
+// (typed, since either parameter may be null). Listener subscriptions (`svc webhooks listen`) belong to their
+// session: they are not listed, counted or edited here.
+const IN_SCOPE = {
+  sqlite: 'workspace_id IS @workspaceId AND partner_id IS @partnerId AND listen_session_id IS NULL',
+  postgres:
+    'workspace_id IS NOT DISTINCT FROM CAST(@workspaceId AS BIGINT) AND partner_id IS NOT DISTINCT FROM CAST(@partnerId AS BIGINT)' +
+    ' AND listen_session_id IS NULL',
+};
+const inScope = <Row>(text: (scope: string) => string) => query<Row>({ sqlite: text(IN_SCOPE.sqlite), postgres: text(IN_SCOPE.postgres) });
 
-/** Webhook subscriptions (migration 002), statements prepared once. The outbox has its own queue. */
-export function createWebhookStore(db: Db) {
-  const insert = db.prepare(`INSERT INTO webhook_subscriptions
-    (workspace_id, partner_id, event_type, url, enabled, secret, created_at, updated_at)
-    VALUES (@workspaceId, @partnerId, @eventType, @url, @enabled, @secret, @now, @now)`);
-  const byId = db.prepare<Record<string, unknown>, WebhookRow>(`SELECT * FROM webhook_subscriptions WHERE id = @id AND ${IN_SCOPE}`);
-  const page = db.prepare<Record<string, unknown>, WebhookRow>(
-    `SELECT * FROM webhook_subscriptions WHERE ${IN_SCOPE} ORDER BY id LIMIT @limit OFFSET @offset`,
-  );
-  const count = db.prepare<Record<string, unknown>, { n: number }>(`SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE ${IN_SCOPE}`);
-  const update = db.prepare(`UPDATE webhook_subscriptions
-    SET event_type = @eventType, url = @url, enabled = @enabled, updated_at = @now WHERE id = @id`);
-  const remove = db.prepare('DELETE FROM webhook_subscriptions WHERE id = ?');
-  // The hot path of every send and receive: one indexed probe before any payload is built.
-  const anyWorkspace = db.prepare<[number, string], { one: number }>(
-    'SELECT 1 AS one FROM webhook_subscriptions WHERE workspace_id = ? AND event_type = ? AND enabled = 1 LIMIT 1',
-  );
-  const anyPartner = db.prepare<[number, string], { one: number }>(
-    'SELECT 1 AS one FROM webhook_subscriptions WHERE partner_id = ? AND event_type = ? AND enabled = 1 LIMIT 1',
-  );
-  const partnerCredentials = db.prepare<[number], { public_id: string; secret: string }>(
-    'SELECT public_id, secret FROM partners WHERE id = ?',
-  );
-  const subscriptionPartner = db.prepare<[number], { partner_id: number | null }>(
-    'SELECT partner_id FROM webhook_subscriptions WHERE id = ?',
-  );
+const INSERT = query<{ id: number }>(`INSERT INTO webhook_subscriptions
+  (workspace_id, partner_id, event_type, url, enabled, secret, created_at, updated_at)
+  VALUES (@workspaceId, @partnerId, @eventType, @url, @enabled, @secret, @now, @now)
+  RETURNING id`);
+const BY_ID = inScope<WebhookRow>((scope) => `SELECT * FROM webhook_subscriptions WHERE id = @id AND ${scope}`);
+const PAGE = inScope<WebhookRow>((scope) => `SELECT * FROM webhook_subscriptions WHERE ${scope} ORDER BY id LIMIT @limit OFFSET @offset`);
+const COUNT = inScope<{ n: number }>((scope) => `SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE ${scope}`);
+const UPDATE = query(`UPDATE webhook_subscriptions
+  SET event_type = @eventType, url = @url, enabled = @enabled, updated_at = @now WHERE id = @id`);
+const REMOVE = query('DELETE FROM webhook_subscriptions WHERE id = @id');
+// The hot path of every send and receive: one indexed probe before any payload is built.
+const ANY_WORKSPACE = query<{ one: number }>(
+  'SELECT 1 AS one FROM webhook_subscriptions WHERE workspace_id = @workspaceId AND event_type = @eventType AND enabled = 1 LIMIT 1',
+);
+const ANY_PARTNER = query<{ one: number }>(
+  'SELECT 1 AS one FROM webhook_subscriptions WHERE partner_id = @partnerId AND event_type = @eventType AND enabled = 1 LIMIT 1',
+);
+const PARTNER_CREDENTIALS = query<{ public_id: string; secret: string }>('SELECT public_id, secret FROM partners WHERE id = @partnerId');
+const SUBSCRIPTION_PARTNER = query<{ partner_id: number | null }>('SELECT partner_id FROM webhook_subscriptions WHERE id = @id');
 
+/** Webhook subscriptions (migration 002). The outbox has its own queue. */
+export function createWebhookStore(sql: SqlExecutor) {
   return {
-    insert: (s: WebhookScope & { eventType: string; url: string; enabled: boolean; secret: string; now: number }): number =>
-      Number(insert.run({ ...s, enabled: s.enabled ? 1 : 0 }).lastInsertRowid),
-    byId: (scope: WebhookScope, id: number): WebhookRow | undefined => byId.get({ ...scope, id }),
-    page: (scope: WebhookScope, limit: number, offset: number): WebhookRow[] => page.all({ ...scope, limit, offset }),
-    count: (scope: WebhookScope): number => count.get({ ...scope })?.n ?? 0,
-    update: (s: { id: number; eventType: string; url: string; enabled: boolean; now: number }): void =>
-      void update.run({ ...s, enabled: s.enabled ? 1 : 0 }),
-    remove: (id: number): void => void remove.run(id),
+    insert: async (s: WebhookScope & { eventType: string; url: string; enabled: boolean; secret: string; now: number }): Promise<number> =>
+      (await sql.get(INSERT, {
+        workspaceId: s.workspaceId,
+        partnerId: s.partnerId,
+        eventType: s.eventType,
+        url: s.url,
+        enabled: s.enabled ? 1 : 0,
+        secret: s.secret,
+        now: s.now,
+      }))!.id,
+    byId: (scope: WebhookScope, id: number): Promise<WebhookRow | undefined> =>
+      sql.get(BY_ID, { workspaceId: scope.workspaceId, partnerId: scope.partnerId, id }),
+    page: (scope: WebhookScope, limit: number, offset: number): Promise<WebhookRow[]> =>
+      sql.all(PAGE, { workspaceId: scope.workspaceId, partnerId: scope.partnerId, limit, offset }),
+    count: async (scope: WebhookScope): Promise<number> =>
+      (await sql.get(COUNT, { workspaceId: scope.workspaceId, partnerId: scope.partnerId }))?.n ?? 0,
+    update: async (s: { id: number; eventType: string; url: string; enabled: boolean; now: number }): Promise<void> =>
+      void (await sql.run(UPDATE, { id: s.id, eventType: s.eventType, url: s.url, enabled: s.enabled ? 1 : 0, now: s.now })),
+    remove: async (id: number): Promise<void> => void (await sql.run(REMOVE, { id })),
     /** True when some enabled subscription of the workspace names this event. */
-    workspaceWants: (workspaceId: number, eventType: string): boolean => anyWorkspace.get(workspaceId, eventType) !== undefined,
+    workspaceWants: async (workspaceId: number, eventType: string): Promise<boolean> =>
+      (await sql.get(ANY_WORKSPACE, { workspaceId, eventType })) !== undefined,
     /** True when some enabled subscription of the partner names this event. */
-    partnerWants: (partnerId: number, eventType: string): boolean => anyPartner.get(partnerId, eventType) !== undefined,
+    partnerWants: async (partnerId: number, eventType: string): Promise<boolean> =>
+      (await sql.get(ANY_PARTNER, { partnerId, eventType })) !== undefined,
     /** Partner ID and secret behind a partner subscription, for the X-SVC-* headers; null for a workspace's. */
-    partnerOfSubscription(subscriptionId: number): { public_id: string; secret: string } | null {
-      const partnerId = subscriptionPartner.get(subscriptionId)?.partner_id;
-      return partnerId === null || partnerId === undefined ? null : (partnerCredentials.get(partnerId) ?? null);
+    async partnerOfSubscription(subscriptionId: number): Promise<{ public_id: string; secret: string } | null> {
+      const partnerId = (await sql.get(SUBSCRIPTION_PARTNER, { id: subscriptionId }))?.partner_id;
+      return partnerId === null || partnerId === undefined ? null : ((await sql.get(PARTNER_CREDENTIALS, { partnerId })) ?? null);
     },
   };
 }

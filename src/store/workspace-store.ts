@@ -36,6 +36,11 @@ const INSERT = query<{ id: number }>(
    RETURNING id`,
 );
 const BY_ID = query<WorkspaceRow>('SELECT * FROM workspaces WHERE id = @id');
+// PostgreSQL: the row lock that orders one workspace's sends across replicas (SQLite has one writer anyway).
+const LOCK_BY_ID = query<WorkspaceRow>({
+  sqlite: 'SELECT * FROM workspaces WHERE id = @id',
+  postgres: 'SELECT * FROM workspaces WHERE id = @id FOR UPDATE',
+});
 const COUNT = query<{ n: number }>('SELECT COUNT(*) AS n FROM workspaces');
 const LOCAL = query<WorkspaceRow>('SELECT * FROM workspaces WHERE is_local = 1 ORDER BY id LIMIT 1');
 const UPDATE = query(
@@ -88,6 +93,8 @@ export function createWorkspaceStore(sql: SqlExecutor) {
   return {
     insert: async (w: NewWorkspace): Promise<number> => (await sql.get(INSERT, { ...w, isLocal: w.isLocal ? 1 : 0 }))!.id,
     byId: (id: number): Promise<WorkspaceRow | undefined> => sql.get(BY_ID, { id }),
+    /** The row, locked until the transaction ends (PostgreSQL); later statements see what the last holder wrote. */
+    lockById: (id: number): Promise<WorkspaceRow | undefined> => sql.get(LOCK_BY_ID, { id }),
     local: (): Promise<WorkspaceRow | undefined> => sql.get(LOCAL),
     count: async (): Promise<number> => (await sql.get(COUNT))?.n ?? 0,
     update: async (row: WorkspaceRow): Promise<void> => void (await sql.run(UPDATE, { ...row })),

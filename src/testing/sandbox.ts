@@ -13,6 +13,7 @@ import type { Clock } from '../engine/clock.js';
 import { buildServer } from '../http/build-server.js';
 import { createEngine } from '../runtime/create-engine.js';
 import { openDatabase } from '../store/database.js';
+import { SqliteDatabase } from '../store/sqlite-database.js';
 import { verifyWebhook } from '../verify.js';
 import type { SimScanResult } from '../wire/partner-types.js';
 import type { SimAccountResult, SimReceiveResult } from '../wire/types.js';
@@ -73,7 +74,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const dir = mkdtempSync(join(tmpdir(), 'svc-sandbox-'));
   const clock = new AdvancingClock();
   const engine = createEngine({
-    db: openDatabase(join(dir, 'svc.db')),
+    database: new SqliteDatabase(openDatabase(join(dir, 'svc.db'))),
     clock,
     config: { dev: true, webhookRetryDelaysMs: options.webhookRetryDelaysMs ?? [1000, 2000] },
   });
@@ -90,9 +91,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   engine.usePublicUrl(origin);
   engine.workers.start();
 
-  const { workspace_id: id, token } = engine.admin.createWorkspace({ name: 'Sandbox', quota: options.quota ?? 1000 });
-  const partner = engine.admin.createPartner({ name: 'Sandbox partner' });
-  const subscriptions = new Map<string, string>(); // event -> secret
+  const { workspace_id: id, token } = await engine.admin.createWorkspace({ name: 'Sandbox', quota: options.quota ?? 1000 });
+  const partner = await engine.admin.createPartner({ name: 'Sandbox partner' });
+  // event -> its subscription's secret; the promise is kept so that concurrent first calls subscribe once.
+  const subscriptions = new Map<string, Promise<string>>();
+  // `nextDelivery` is often called without await before the action that causes the event: the sandbox's own
+  // actions wait for the subscriptions asked for so far, so the event is never emitted before them.
+  const subscribed = async (): Promise<void> => {
+    await Promise.allSettled(subscriptions.values());
+  };
 
   let stopped: Promise<void> | undefined;
   return {
@@ -103,24 +110,38 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock: {
       now: () => clock.now(),
       async advance(duration) {
+        await subscribed();
         clock.advance(parseDuration(duration));
         await engine.workers.runDue(); // what became due runs now, not at the next poll
       },
     },
-    connectAccount: async (phone) => engine.sim(id).connect({ phone }),
-    receiveMessage: async (input) => engine.sim(id).receive(input),
-    scanQr: async (link, phone) => engine.connect.scan({ qr_link: link, phone }),
-    nextDelivery({ event, timeoutMs = 5000 }) {
+    connectAccount: async (phone) => {
+      await subscribed();
+      return engine.sim(id).connect({ phone });
+    },
+    receiveMessage: async (input) => {
+      await subscribed();
+      return engine.sim(id).receive(input);
+    },
+    scanQr: async (link, phone) => {
+      await subscribed();
+      return engine.connect.scan({ qr_link: link, phone });
+    },
+    async nextDelivery({ event, timeoutMs = 5000 }) {
       let secret = subscriptions.get(event);
       if (secret === undefined) {
-        secret = engine.webhooks(id).create({ event_type: event, url: `${receiver.url}/${encodeURIComponent(event)}` }).secret;
+        secret = engine
+          .webhooks(id)
+          .create({ event_type: event, url: `${receiver.url}/${encodeURIComponent(event)}` })
+          .then((created) => created.secret);
         subscriptions.set(event, secret);
+        // A refused subscription is not kept: the next call tries again (and this one rejects with the reason).
+        secret.catch(() => subscriptions.delete(event));
       }
-      const signingSecret = secret;
-      return receiver.next(event, timeoutMs).then((delivery) => {
-        verifyWebhook({ secret: signingSecret, headers: delivery.headers, body: delivery.body, nowMs: clock.now() });
-        return { ...delivery, event, payload: JSON.parse(delivery.body) as Record<string, unknown> };
-      });
+      const signingSecret = await secret;
+      const delivery = await receiver.next(event, timeoutMs);
+      verifyWebhook({ secret: signingSecret, headers: delivery.headers, body: delivery.body, nowMs: clock.now() });
+      return { ...delivery, event, payload: JSON.parse(delivery.body) as Record<string, unknown> };
     },
     stop() {
       stopped ??= (async () => {

@@ -1,4 +1,4 @@
-import type { Db } from '../store/database.js';
+import { query, type SqlExecutor } from '../store/sql.js';
 
 /** What picking due deliveries needs from a claim (see `ClaimOptions` of the delivery queue). */
 export interface PickOptions {
@@ -13,6 +13,12 @@ export interface PickOptions {
   /** Most deliveries of one tenant in flight, whatever it subscribed to: its hanging receivers spend only its share. */
   perTenantCap?: number;
   listenSessionId?: string | null;
+  /**
+   * Which tenant is served first: this turn modulo the number of tenants with work. Whoever claims again and
+   * again (the delivery worker) counts its claims here, so the tenant served first rotates from claim to claim;
+   * without it the picker counts its own picks.
+   */
+  rotation?: number;
 }
 
 interface DueRow {
@@ -20,8 +26,16 @@ interface DueRow {
   due_at: number;
 }
 
+interface Candidate {
+  id: number;
+  url: string;
+  workspace_id: number | null;
+  partner_id: number | null;
+}
+
 // The subscriptions that have pending rows, found by a skip-scan of webhook_deliveries_pending_sub (one
 // index seek per subscription), so the cost follows the number of subscriptions with work, not the queue.
+// The same text runs on both dialects.
 const PENDING_SUBSCRIPTIONS = `
   pending(id) AS (
     SELECT (SELECT subscription_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY subscription_id LIMIT 1)
@@ -31,20 +45,41 @@ const PENDING_SUBSCRIPTIONS = `
     FROM pending WHERE pending.id IS NOT NULL
   )`;
 
-const prepareStatements = (db: Db) => ({
-  // Plus those holding an expired lease (only a killed or stuck process leaves one); then the eligible ones.
-  candidates: db.prepare<{ now: number; session: string | null }, Candidate>(`
+// Plus those holding an expired lease (only a killed or stuck process leaves one); then the eligible ones.
+// On PostgreSQL the subscription rows are locked, skipping those another replica is claiming for right now:
+// that replica counts and fills their caps, and this one leaves them to it (it takes them at its next claim).
+// NO KEY UPDATE, so enqueues (whose foreign key takes KEY SHARE) never wait for a claim.
+const CANDIDATES = query<Candidate>({
+  sqlite: `
     WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}, candidates(id) AS (
       SELECT id FROM pending WHERE id IS NOT NULL
       UNION
       SELECT subscription_id FROM webhook_deliveries WHERE status = 'delivering' AND lease_until <= @now
     )
     SELECT s.id, s.url, s.workspace_id, s.partner_id FROM candidates c JOIN webhook_subscriptions s ON s.id = c.id
-    WHERE s.enabled = 1 AND s.listen_session_id IS @session ORDER BY s.id`),
-  // One subscription's share: its expired leases and due pending rows, oldest first, as many as it has room
-  // for (the cap less its live leases, counted over webhook_deliveries_delivering_sub).
-  // The LIMITs are CAST because a bare bound parameter there measured several times slower per call.
-  dueOf: db.prepare<{ sub: number; now: number; limit: number; cap: number }, DueRow>(`
+    WHERE s.enabled = 1 AND s.listen_session_id IS @session ORDER BY s.id`,
+  postgres: `
+    WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}
+    SELECT s.id, s.url, s.workspace_id, s.partner_id FROM webhook_subscriptions s
+    WHERE s.id IN (
+        SELECT id FROM pending WHERE id IS NOT NULL
+        UNION
+        SELECT subscription_id FROM webhook_deliveries WHERE status = 'delivering' AND lease_until <= @now)
+      AND s.enabled = 1 AND s.listen_session_id IS NOT DISTINCT FROM CAST(@session AS TEXT)
+    ORDER BY s.id
+    FOR NO KEY UPDATE OF s SKIP LOCKED`,
+});
+
+// One subscription's share: its expired leases and due pending rows, oldest first, as many as it has room
+// for (the cap less its live leases, counted over webhook_deliveries_delivering_sub).
+// SQLite: the LIMITs are CAST because a bare bound parameter there measured several times slower per call.
+// PostgreSQL: the rows are locked as they are read and rows another replica has locked are skipped
+// (FOR UPDATE SKIP LOCKED), so two replicas never lease the same row. The room (cap less live leases) is
+// counted first, by LIVE_OF: a locking read cannot sit under the UNION's computed LIMIT (nor be a UNION branch: each
+// is a sub-select). Rows the outer LIMIT
+// drops stay locked (not leased) until the claim commits, a few milliseconds.
+const DUE_OF = query<DueRow>({
+  sqlite: `
     SELECT id, due_at FROM (
       SELECT * FROM (SELECT id, lease_until AS due_at FROM webhook_deliveries
         WHERE subscription_id = @sub AND status = 'delivering' AND lease_until <= @now
@@ -55,31 +90,43 @@ const prepareStatements = (db: Db) => ({
         ORDER BY next_attempt_at, id LIMIT CAST(@limit AS INTEGER)))
     ORDER BY due_at, id
     LIMIT CAST(MAX(0, MIN(@limit, @cap - (SELECT COUNT(*) FROM webhook_deliveries
-      WHERE subscription_id = @sub AND status = 'delivering' AND lease_until > @now))) AS INTEGER)`),
-  // Live leases per subscription (a range of webhook_deliveries_leased: only the deliveries in flight).
-  liveBySubscription: db.prepare<{ now: number }, Candidate & { n: number }>(`
-    SELECT s.id, s.url, s.workspace_id, s.partner_id, COUNT(*) AS n
-    FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-    WHERE d.status = 'delivering' AND d.lease_until > @now GROUP BY s.id`),
-  // Per subscription with pending rows, its earliest one (an index seek), and the earliest lease to run out.
-  nextDue: db.prepare<[], { due_at: number | null }>(`
-    WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}
-    SELECT MIN(due_at) AS due_at FROM (
-      SELECT (SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d
-              WHERE d.subscription_id = s.id AND d.status = 'pending') AS due_at
-      FROM pending p JOIN webhook_subscriptions s ON s.id = p.id
-      WHERE s.enabled = 1 AND s.listen_session_id IS NULL
+      WHERE subscription_id = @sub AND status = 'delivering' AND lease_until > @now))) AS INTEGER)`,
+  postgres: `
+    SELECT id, due_at FROM (
+      SELECT * FROM (SELECT id, lease_until AS due_at FROM webhook_deliveries
+        WHERE subscription_id = @sub AND status = 'delivering' AND lease_until <= @now
+        ORDER BY lease_until, id LIMIT CAST(@limit AS BIGINT) FOR UPDATE SKIP LOCKED) expired
       UNION ALL
-      SELECT MIN(d.lease_until) FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-      WHERE d.status = 'delivering' AND s.enabled = 1 AND s.listen_session_id IS NULL)`),
+      SELECT * FROM (SELECT id, next_attempt_at AS due_at FROM webhook_deliveries
+        WHERE subscription_id = @sub AND status = 'pending' AND next_attempt_at <= @now
+        ORDER BY next_attempt_at, id LIMIT CAST(@limit AS BIGINT) FOR UPDATE SKIP LOCKED) waiting) due
+    ORDER BY due_at, id
+    LIMIT CAST(@limit AS BIGINT)`,
 });
 
-interface Candidate {
-  id: number;
-  url: string;
-  workspace_id: number | null;
-  partner_id: number | null;
-}
+// PostgreSQL only: a subscription's live leases, counted before its rows are locked.
+const LIVE_OF = query<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries
+  WHERE subscription_id = @sub AND status = 'delivering' AND lease_until > @now`);
+
+// Live leases per subscription (a range of webhook_deliveries_delivering_sub: only the deliveries in flight).
+// PostgreSQL groups by the primary key, so the subscription's other columns may be selected.
+const LIVE_BY_SUBSCRIPTION = query<Candidate & { n: number }>(`
+  SELECT s.id, s.url, s.workspace_id, s.partner_id, COUNT(*) AS n
+  FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+  WHERE d.status = 'delivering' AND d.lease_until > @now GROUP BY s.id`);
+
+// Per subscription with pending rows, its earliest one (an index seek), and the earliest lease to run out.
+const NEXT_DUE = query<{ due_at: number | null }>(`
+  WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}
+  SELECT MIN(due_at) AS due_at FROM (
+    SELECT (SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d
+            WHERE d.subscription_id = s.id AND d.status = 'pending') AS due_at
+    FROM pending p JOIN webhook_subscriptions s ON s.id = p.id
+    WHERE s.enabled = 1 AND s.listen_session_id IS NULL
+    UNION ALL
+    SELECT MIN(d.lease_until) FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+    WHERE d.status = 'delivering' AND s.enabled = 1 AND s.listen_session_id IS NULL) due`);
+
 
 const tenantOf = (s: Candidate): string => (s.workspace_id !== null ? `w${s.workspace_id}` : `p${s.partner_id}`);
 
@@ -103,7 +150,8 @@ function endpointOf(url: string): string {
 /**
  * Picks and times due deliveries for the outbox, fairly. Picking reads only indexed ranges: per subscription
  * with work, its live leases (for the cap) and at most its free slots of due rows, so a claim costs the same
- * with 10 or 100 000 deliveries queued. It only reads: the caller leases what it picked, in its transaction.
+ * with 10 or 100 000 deliveries queued. It leases nothing: the caller leases what it picked, in its
+ * transaction (on PostgreSQL the picked rows are locked until then).
  *
  * Fairness: every tenant (workspace or partner) has an in-flight cap and a cap per receiver, and the slots of
  * one claim are dealt round-robin, one delivery per tenant per round and, inside a tenant, one per
@@ -112,25 +160,22 @@ function endpointOf(url: string): string {
  * lowest id.
  */
 export class DeliveryPicker {
-  private readonly stmt: ReturnType<typeof prepareStatements>;
   private rotation = 0;
 
-  constructor(db: Db) {
-    this.stmt = prepareStatements(db);
-  }
+  constructor(private readonly sql: SqlExecutor) {}
 
   /** Ids of up to `limit` due deliveries (pending and due, or delivering with an expired lease), dealt fairly. */
-  pick(options: PickOptions): number[] {
+  async pick(options: PickOptions): Promise<number[]> {
     const { now, limit } = options;
     if (limit <= 0) return [];
-    const subscriptions = this.stmt.candidates.all({ now, session: options.listenSessionId ?? null });
+    const subscriptions = await this.sql.all(CANDIDATES, { now, session: options.listenSessionId ?? null });
     if (subscriptions.length === 0) return [];
     const endpointCap = options.perEndpointCap ?? Infinity;
     const tenantCap = options.perTenantCap ?? Infinity;
     const busy = new Map<string, number>();
     const add = (key: string, n: number) => busy.set(key, (busy.get(key) ?? 0) + n);
     if (endpointCap !== Infinity || tenantCap !== Infinity) {
-      for (const live of this.stmt.liveBySubscription.all({ now })) {
+      for (const live of await this.sql.all(LIVE_BY_SUBSCRIPTION, { now })) {
         add(tenantOf(live), live.n);
         add(`${tenantOf(live)} ${endpointOf(live.url)}`, live.n);
       }
@@ -142,7 +187,7 @@ export class DeliveryPicker {
       const endpoint = `${tenant} ${endpointOf(subscription.url)}`;
       const room = Math.min(limit, endpointCap - (busy.get(endpoint) ?? 0), tenantCap - (busy.get(tenant) ?? 0));
       if (room <= 0) continue;
-      const rows = this.stmt.dueOf.all({ sub: subscription.id, now, limit: room, cap: options.perSubscriptionCap });
+      const rows = await this.dueOf(subscription.id, now, room, options.perSubscriptionCap);
       if (rows.length === 0) continue;
       add(endpoint, rows.length);
       add(tenant, rows.length);
@@ -151,14 +196,27 @@ export class DeliveryPicker {
       byTenant.set(tenant, lists);
     }
     const tenants = [...byTenant.values()].map(interleave);
-    this.rotation = (this.rotation + 1) % Math.max(1, tenants.length);
-    const order = [...tenants.slice(this.rotation), ...tenants.slice(0, this.rotation)];
+    let rotation: number;
+    if (options.rotation === undefined) {
+      this.rotation = (this.rotation + 1) % Math.max(1, tenants.length);
+      rotation = this.rotation;
+    } else {
+      rotation = options.rotation % Math.max(1, tenants.length);
+    }
+    const order = [...tenants.slice(rotation), ...tenants.slice(0, rotation)];
     return interleave(order).slice(0, limit).map((row) => row.id);
   }
 
   /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
-  nextDueAt(): number | null {
-    return this.stmt.nextDue.get()?.due_at ?? null;
+  async nextDueAt(): Promise<number | null> {
+    return (await this.sql.get(NEXT_DUE))?.due_at ?? null;
+  }
+
+  private async dueOf(sub: number, now: number, room: number, cap: number): Promise<DueRow[]> {
+    if (this.sql.dialect === 'sqlite') return this.sql.all(DUE_OF, { sub, now, limit: room, cap });
+    const live = (await this.sql.get(LIVE_OF, { sub, now }))?.n ?? 0;
+    const limit = Math.min(room, cap - live);
+    return limit <= 0 ? [] : this.sql.all(DUE_OF, { sub, now, limit, cap });
   }
 }
 

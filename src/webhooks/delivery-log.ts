@@ -1,7 +1,7 @@
 import type { Page } from '../wire/types.js';
 import type { WebhookAttemptDto, WebhookDeliveryDto } from '../wire/webhook-types.js';
 import { isoTime } from '../engine/clock.js';
-import type { Db } from '../store/database.js';
+import { query, type SqlExecutor } from '../store/sql.js';
 
 interface DeliveryRow {
   id: number;
@@ -23,37 +23,41 @@ interface AttemptRow {
   created_at: number;
 }
 
-/** Reads the attempt log of one subscription. Prepared once per database, like the queue's statements. */
-export class DeliveryLog {
-  private readonly page;
-  private readonly one;
-  private readonly attempts;
+const PAGE = query<DeliveryRow>(`SELECT id, webhook_msg_id, event_type, status, next_attempt_at, created_at, completed_at
+  FROM webhook_deliveries WHERE subscription_id = @subscriptionId ORDER BY id DESC LIMIT @limit OFFSET @offset`);
+const ONE = query<DeliveryRow>(`SELECT id, webhook_msg_id, event_type, status, next_attempt_at, created_at, completed_at
+  FROM webhook_deliveries WHERE subscription_id = @subscriptionId AND id = @id`);
+// The attempts of a page of deliveries in one statement: the ids as one JSON array.
+const ATTEMPTS = query<AttemptRow>({
+  sqlite: `SELECT delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at
+    FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(@ids)) ORDER BY delivery_id, attempt_number`,
+  postgres: `SELECT delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at
+    FROM webhook_attempts WHERE delivery_id IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(@ids AS JSON)))
+    ORDER BY delivery_id, attempt_number`,
+});
 
-  constructor(db: Db) {
-    this.page = db.prepare(`SELECT id, webhook_msg_id, event_type, status, next_attempt_at, created_at, completed_at
-      FROM webhook_deliveries WHERE subscription_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`);
-    this.one = db.prepare(`SELECT id, webhook_msg_id, event_type, status, next_attempt_at, created_at, completed_at
-      FROM webhook_deliveries WHERE subscription_id = ? AND id = ?`);
-    this.attempts = db.prepare(`SELECT delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at
-      FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, attempt_number`);
-  }
+
+/** Reads the attempt log of one subscription, on one executor (autocommit, or a transaction's). */
+export class DeliveryLog {
+  constructor(private readonly sql: SqlExecutor) {}
 
   /** A page (from 1) of deliveries, newest first, each with its attempts. */
-  list(subscriptionId: number, page: number, pageSize = 50): Page<WebhookDeliveryDto> {
+  async list(subscriptionId: number, page: number, pageSize = 50): Promise<Page<WebhookDeliveryDto>> {
     // One row more than a page tells whether another page exists without a COUNT.
-    const rows = this.page.all(subscriptionId, pageSize + 1, (page - 1) * pageSize) as DeliveryRow[];
-    const items = this.withAttempts(rows.slice(0, pageSize));
+    const rows = await this.sql.all(PAGE, { subscriptionId, limit: pageSize + 1, offset: (page - 1) * pageSize });
+    const items = await this.withAttempts(rows.slice(0, pageSize));
     return { items, page, has_more_pages: rows.length > pageSize };
   }
 
   /** One delivery of the subscription, or null. */
-  get(subscriptionId: number, deliveryId: number): WebhookDeliveryDto | null {
-    const row = this.one.get(subscriptionId, deliveryId) as DeliveryRow | undefined;
-    return row === undefined ? null : (this.withAttempts([row])[0] ?? null);
+  async get(subscriptionId: number, deliveryId: number): Promise<WebhookDeliveryDto | null> {
+    const row = await this.sql.get(ONE, { subscriptionId, id: deliveryId });
+    return row === undefined ? null : ((await this.withAttempts([row]))[0] ?? null);
   }
 
-  private withAttempts(rows: DeliveryRow[]): WebhookDeliveryDto[] {
-    const attempts = this.attempts.all(JSON.stringify(rows.map((r) => r.id))) as AttemptRow[];
+  private async withAttempts(rows: DeliveryRow[]): Promise<WebhookDeliveryDto[]> {
+    if (rows.length === 0) return [];
+    const attempts = await this.sql.all(ATTEMPTS, { ids: JSON.stringify(rows.map((r) => r.id)) });
     return rows.map((row) => ({
       id: row.id,
       webhook_id: row.webhook_msg_id,

@@ -1,9 +1,9 @@
-import type { Transaction } from 'better-sqlite3';
-import type { Db } from '../store/database.js';
-import { DeliveryPicker } from './delivery-claim.js';
+import { query, type SqlExecutor } from '../store/sql.js';
+import { DeliveryPicker, type PickOptions } from './delivery-claim.js';
 import type { SendOutcome } from './send-outcome.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextAttemptAt } from './retry-schedule.js';
 import { generateMessageId, type RandomBytes } from './signature.js';
+import type { SqlDatabase } from '../store/sql-database.js';
 
 /** After this many deliveries in a row fail (after all attempts), the owner is notified. */
 export const DEFAULT_FAILURE_NOTIFY_THRESHOLD = 3;
@@ -40,6 +40,8 @@ export interface ClaimOptions {
   perTenantCap?: number;
   /** null (the default) claims POSTed subscriptions; a session id claims only that listener's. */
   listenSessionId?: string | null;
+  /** Which tenant is served first (see `PickOptions.rotation`); the outbox counts its claims here. */
+  rotation?: number;
 }
 
 export interface RecordAttemptInput {
@@ -94,91 +96,81 @@ const SELECT_DELIVERY = `
          s.url, s.secret, s.listen_session_id, s.workspace_id, s.partner_id
   FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id`;
 
-const prepareStatements = (db: Db) => ({
-  matching: db.prepare(`SELECT id FROM webhook_subscriptions
-    WHERE enabled = 1 AND event_type = @eventType AND (workspace_id = @workspaceId OR partner_id = @partnerId)
-    ORDER BY id`),
-  insert: db.prepare(`INSERT INTO webhook_deliveries
-    (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
-    VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now)`),
-  // One statement per leased row; its subscription's fields are read once per claim.
-  lease: db.prepare<{ id: number; owner: string; leaseUntil: number }, LeasedRow>(`UPDATE webhook_deliveries
-    SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id = @id
-    RETURNING id, subscription_id, webhook_msg_id, event_type, payload, attempts, created_at`),
-  subscription: db.prepare<[number], SubscriptionFields>(
-    'SELECT url, secret, listen_session_id, workspace_id, partner_id FROM webhook_subscriptions WHERE id = ?',
-  ),
-  leased: db.prepare(`${SELECT_DELIVERY}
-    WHERE d.id = @id AND d.status = 'delivering' AND d.lease_owner = @owner`),
-  attempt: db.prepare(`INSERT INTO webhook_attempts
-    (delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at)
-    VALUES (@deliveryId, @attemptNumber, @ok, @statusCode, @durationMs, @error, @now)`),
-  // The common case in one statement: the lease check, the attempt count and the final state.
-  succeed: db.prepare<{ id: number; owner: string; now: number }, { attempts: number; subscription_id: number }>(`UPDATE webhook_deliveries
-    SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
-        completed_at = @now
-    WHERE id = @id AND status = 'delivering' AND lease_owner = @owner RETURNING attempts, subscription_id`),
-  finish: db.prepare(`UPDATE webhook_deliveries
-    SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,
-        lease_owner = NULL, lease_until = NULL, completed_at = @completedAt
-    WHERE id = @id`),
-  // Most successes follow successes: no row write then.
-  subscriptionOk: db.prepare(`UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0`),
-  subscriptionFailed: db.prepare(`UPDATE webhook_subscriptions
-    SET errors_counter = errors_counter + 1, consecutive_failures = consecutive_failures + 1
-    WHERE id = ? RETURNING consecutive_failures`),
-  notify: db.prepare(`INSERT INTO owner_notifications
-    (workspace_id, partner_id, subscription_id, kind, details, created_at)
-    VALUES (@workspaceId, @partnerId, @subscriptionId, @kind, @details, @now)`),
-  liveOwners: db.prepare<{ now: number }, { owner: string }>(`SELECT DISTINCT lease_owner AS owner FROM webhook_deliveries
-    WHERE status = 'delivering' AND lease_until > @now`),
-  expireOwner: db.prepare(`UPDATE webhook_deliveries SET lease_until = @now
-    WHERE status = 'delivering' AND lease_owner = @owner AND lease_until > @now`),
-  redeliver: db.prepare(`INSERT INTO webhook_deliveries
-    (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
-    SELECT subscription_id, webhook_msg_id, event_type, payload, 'pending', 0, @now, @now
-    FROM webhook_deliveries WHERE id = @id`),
+// A list of ids as one parameter (a JSON array), the same on both dialects.
+const IDS = {
+  sqlite: 'SELECT value FROM json_each(@ids)',
+  postgres: 'SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(@ids AS JSON))',
+};
+
+const MATCHING = query<{ id: number }>(`SELECT id FROM webhook_subscriptions
+  WHERE enabled = 1 AND event_type = @eventType AND (workspace_id = @workspaceId OR partner_id = @partnerId)
+  ORDER BY id`);
+const INSERT = query<{ id: number }>(`INSERT INTO webhook_deliveries
+  (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+  VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now) RETURNING id`);
+// Every picked row leased in one statement; each subscription's fields are then read once per claim.
+const LEASE = query<LeasedRow>({
+  sqlite: `UPDATE webhook_deliveries
+    SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id IN (${IDS.sqlite})
+    RETURNING id, subscription_id, webhook_msg_id, event_type, payload, attempts, created_at`,
+  postgres: `UPDATE webhook_deliveries
+    SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id IN (${IDS.postgres})
+    RETURNING id, subscription_id, webhook_msg_id, event_type, payload, attempts, created_at`,
 });
+const SUBSCRIPTION = query<SubscriptionFields>(
+  'SELECT url, secret, listen_session_id, workspace_id, partner_id FROM webhook_subscriptions WHERE id = @id',
+);
+const LEASED = query<DeliveryRow>(`${SELECT_DELIVERY}
+  WHERE d.id = @id AND d.status = 'delivering' AND d.lease_owner = @owner`);
+const ATTEMPT = query(`INSERT INTO webhook_attempts
+  (delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at)
+  VALUES (@deliveryId, @attemptNumber, @ok, @statusCode, @durationMs, @error, @now)`);
+// The common case in one statement: the lease check, the attempt count and the final state.
+const SUCCEED = query<{ attempts: number; subscription_id: number }>(`UPDATE webhook_deliveries
+  SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
+      completed_at = @now
+  WHERE id = @id AND status = 'delivering' AND lease_owner = @owner RETURNING attempts, subscription_id`);
+const FINISH = query(`UPDATE webhook_deliveries
+  SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,
+      lease_owner = NULL, lease_until = NULL, completed_at = @completedAt
+  WHERE id = @id`);
+// Most successes follow successes: no row write then.
+const SUBSCRIPTION_OK = query(`UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = @id AND consecutive_failures <> 0`);
+const SUBSCRIPTION_FAILED = query<{ consecutive_failures: number }>(`UPDATE webhook_subscriptions
+  SET errors_counter = errors_counter + 1, consecutive_failures = consecutive_failures + 1
+  WHERE id = @id RETURNING consecutive_failures`);
+const NOTIFY = query(`INSERT INTO owner_notifications
+  (workspace_id, partner_id, subscription_id, kind, details, created_at)
+  VALUES (@workspaceId, @partnerId, @subscriptionId, @kind, @details, @now)`);
+const LIVE_OWNERS = query<{ owner: string }>(`SELECT DISTINCT lease_owner AS owner FROM webhook_deliveries
+  WHERE status = 'delivering' AND lease_until > @now`);
+const EXPIRE_OWNER = query(`UPDATE webhook_deliveries SET lease_until = @now
+  WHERE status = 'delivering' AND lease_owner = @owner AND lease_until > @now`);
+const REDELIVER = query<{ id: number }>(`INSERT INTO webhook_deliveries
+  (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+  SELECT subscription_id, webhook_msg_id, event_type, payload, 'pending', 0, @now, @now
+  FROM webhook_deliveries WHERE id = @id RETURNING id`);
+
 
 /**
- * The durable webhook outbox over the tables of migration 002. It knows nothing of the engine: the engine
- * calls `enqueueEvent` inside the transaction that makes the change, and workers call `claimDue` and
- * `recordAttempt`. Statements are prepared once per store.
+ * The durable webhook outbox over the tables of migration 002, on one executor: the engine's autocommit one
+ * or one transaction's (`createStores` builds one per transaction, so the constructor builds nothing but the
+ * object). It knows nothing of the engine: the engine calls `enqueueEvent` inside the transaction that makes
+ * the change. `claim` and `record` must run inside a write transaction; workers go through `DeliveryOutbox`,
+ * which opens one for them.
  */
 export class DeliveryQueue {
-  private readonly stmt: ReturnType<typeof prepareStatements>;
-  private readonly picker: DeliveryPicker;
-  private readonly claimTx: Transaction<(options: ClaimOptions) => ClaimedDelivery[]>;
-  private readonly recordTx: Transaction<(input: RecordAttemptInput) => RecordAttemptResult>;
-  private readonly recordAndClaimTx: Transaction<
-    (inputs: readonly RecordAttemptInput[], claim: ClaimOptions | null) => { results: RecordAttemptResult[]; claimed: ClaimedDelivery[] }
-  >;
+  private pickerOf?: DeliveryPicker;
 
   constructor(
-    private readonly db: Db,
+    private readonly sql: SqlExecutor,
     private readonly random?: RandomBytes,
-  ) {
-    this.stmt = prepareStatements(db);
-    this.picker = new DeliveryPicker(db);
-    // Transaction wrappers are built once: better-sqlite3's db.transaction() is measurable on this path.
-    const lease = (options: ClaimOptions): ClaimedDelivery[] => {
-      const subscriptions = new Map<number, SubscriptionFields>();
-      return this.picker.pick(options).map((id) => {
-        const row = this.stmt.lease.get({ id, owner: options.owner, leaseUntil: options.now + options.leaseMs }) as LeasedRow;
-        let subscription = subscriptions.get(row.subscription_id);
-        if (subscription === undefined) {
-          subscription = this.stmt.subscription.get(row.subscription_id) as SubscriptionFields;
-          subscriptions.set(row.subscription_id, subscription);
-        }
-        return rowToClaimed({ ...row, ...subscription });
-      });
-    };
-    this.claimTx = db.transaction(lease);
-    this.recordTx = db.transaction((input: RecordAttemptInput) => this.recordOne(input));
-    this.recordAndClaimTx = db.transaction((inputs: readonly RecordAttemptInput[], claim: ClaimOptions | null) => {
-      const results = inputs.map((input) => this.recordOne(input));
-      return { results, claimed: claim === null ? [] : lease(claim) };
-    });
+  ) {}
+
+  /** Made on first use: most transactions' queues only enqueue. */
+  private get picker(): DeliveryPicker {
+    this.pickerOf ??= new DeliveryPicker(this.sql);
+    return this.pickerOf;
   }
 
   /**
@@ -186,7 +178,7 @@ export class DeliveryQueue {
    * one `webhook-id`. Call it inside the transaction of the change that caused the event. Returns the
    * delivery ids (empty when nobody subscribed).
    */
-  enqueueEvent(input: {
+  async enqueueEvent(input: {
     workspaceId?: number | null;
     partnerId?: number | null;
     eventType: string;
@@ -194,83 +186,82 @@ export class DeliveryQueue {
     now: number;
     /** The `webhook-id` all its deliveries share; a fresh one when absent. */
     msgId?: string;
-  }): number[] {
-    const subscriptions = this.stmt.matching.all({
+  }): Promise<number[]> {
+    const subscriptions = await this.sql.all(MATCHING, {
       eventType: input.eventType,
       workspaceId: input.workspaceId ?? null,
       partnerId: input.partnerId ?? null,
-    }) as Array<{ id: number }>;
+    });
     if (subscriptions.length === 0) return [];
     const msgId = input.msgId ?? generateMessageId(this.random);
     const payload = typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload);
-    return subscriptions.map((s) =>
-      this.enqueue({ subscriptionId: s.id, eventType: input.eventType, payload, now: input.now, msgId }),
-    );
+    const ids: number[] = [];
+    for (const s of subscriptions) {
+      ids.push(await this.enqueue({ subscriptionId: s.id, eventType: input.eventType, payload, now: input.now, msgId }));
+    }
+    return ids;
   }
 
   /** Writes one pending delivery for one subscription (test events use this directly). */
-  enqueue(input: { subscriptionId: number; eventType: string; payload: unknown; now: number; msgId?: string }): number {
-    const result = this.stmt.insert.run({
+  async enqueue(input: { subscriptionId: number; eventType: string; payload: unknown; now: number; msgId?: string }): Promise<number> {
+    const row = await this.sql.get(INSERT, {
       subscriptionId: input.subscriptionId,
       msgId: input.msgId ?? generateMessageId(this.random),
       eventType: input.eventType,
       payload: typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload),
       now: input.now,
     });
-    return Number(result.lastInsertRowid);
+    return row!.id;
   }
 
   /**
-   * Leases up to `limit` due deliveries (pending and due, or delivering with an expired lease) in one
-   * IMMEDIATE transaction, so two processes never lease the same row. Fair across subscriptions: each
-   * gets at most `perSubscriptionCap` in flight, counting leases other processes hold.
+   * Ids of up to `limit` due deliveries, dealt fairly, without leasing them: outside a transaction, a cheap
+   * look whether a claim would find anything (a poll that finds nothing takes no write lock).
    */
-  claimDue(options: ClaimOptions): ClaimedDelivery[] {
-    // A plain read first: a poll that finds nothing (or only subscriptions at their cap) takes no write lock.
-    if (this.picker.pick(options).length === 0) return [];
-    return this.claimTx.immediate(options);
+  pick(options: PickOptions): Promise<number[]> {
+    return this.picker.pick(options);
   }
 
-
+  /**
+   * Leases up to `limit` due deliveries (pending and due, or delivering with an expired lease). Call it inside
+   * a write transaction: on SQLite the transaction's lock, on PostgreSQL the rows locked by the pick (FOR
+   * UPDATE SKIP LOCKED, in a READ COMMITTED transaction), keep two processes from leasing the same row. Fair
+   * across subscriptions: each gets at most `perSubscriptionCap` in flight, counting leases others hold.
+   */
+  async claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
+    const ids = await this.picker.pick(options);
+    if (ids.length === 0) return [];
+    const leased = await this.sql.all(LEASE, { ids: JSON.stringify(ids), owner: options.owner, leaseUntil: options.now + options.leaseMs });
+    const byId = new Map(leased.map((row) => [row.id, row]));
+    const subscriptions = new Map<number, SubscriptionFields>();
+    const claimed: ClaimedDelivery[] = [];
+    // In the order they were dealt.
+    for (const id of ids) {
+      const row = byId.get(id);
+      if (row === undefined) continue;
+      let subscription = subscriptions.get(row.subscription_id);
+      if (subscription === undefined) {
+        subscription = (await this.sql.get(SUBSCRIPTION, { id: row.subscription_id }))!;
+        subscriptions.set(row.subscription_id, subscription);
+      }
+      claimed.push(rowToClaimed({ ...row, ...subscription }));
+    }
+    return claimed;
+  }
 
   /**
    * Logs one attempt and moves the delivery on: succeeded, pending again at the next retry time, or
    * failed after the last attempt. Only a final failure counts in `errors_counter`; subscriptions are
    * never disabled. The owner is notified once per failure streak, when it reaches the threshold.
+   * Call it inside a write transaction (it writes several rows).
    */
-  private recordSuccess(input: RecordAttemptInput): RecordAttemptResult {
-    const { outcome, now } = input;
-    const row = this.stmt.succeed.get({ id: input.deliveryId, owner: input.owner, now });
-    if (row === undefined) return { status: 'lease_lost' };
-    this.stmt.attempt.run({
-      deliveryId: input.deliveryId,
-      attemptNumber: row.attempts,
-      ok: 1,
-      statusCode: outcome.statusCode,
-      durationMs: outcome.durationMs,
-      error: null,
-      now,
-    });
-    this.stmt.subscriptionOk.run(row.subscription_id);
-    return { status: 'succeeded', attemptNumber: row.attempts, nextAttemptAt: null, ownerNotified: false };
-  }
-
-  /** Records finished attempts and leases up to `claim.limit` due deliveries, in one transaction. */
-  recordAndClaim(inputs: readonly RecordAttemptInput[], claim: ClaimOptions | null): { results: RecordAttemptResult[]; claimed: ClaimedDelivery[] } {
-    return this.recordAndClaimTx.immediate(inputs, claim);
-  }
-
-  recordAttempt(input: RecordAttemptInput): RecordAttemptResult {
-    return this.recordTx.immediate(input);
-  }
-
-  private recordOne(input: RecordAttemptInput): RecordAttemptResult {
+  async record(input: RecordAttemptInput): Promise<RecordAttemptResult> {
     if (input.outcome.ok) return this.recordSuccess(input);
-    const row = this.stmt.leased.get({ id: input.deliveryId, owner: input.owner }) as DeliveryRow | undefined;
+    const row = await this.sql.get(LEASED, { id: input.deliveryId, owner: input.owner });
     if (row === undefined) return { status: 'lease_lost' };
     const attemptNumber = row.attempts + 1;
     const { outcome, now } = input;
-    this.stmt.attempt.run({
+    await this.sql.run(ATTEMPT, {
       deliveryId: row.id,
       attemptNumber,
       ok: outcome.ok ? 1 : 0,
@@ -280,7 +271,7 @@ export class DeliveryQueue {
       now,
     });
     const finish = (status: string, nextAt: number | null) =>
-      this.stmt.finish.run({
+      this.sql.run(FINISH, {
         id: row.id,
         status,
         attempts: attemptNumber,
@@ -289,18 +280,16 @@ export class DeliveryQueue {
       });
     const nextAt = nextAttemptAt(attemptNumber, now, input.retryDelays ?? DEFAULT_RETRY_DELAYS_MS);
     if (nextAt !== null) {
-      finish('pending', nextAt);
+      await finish('pending', nextAt);
       return { status: 'retry_scheduled', attemptNumber, nextAttemptAt: nextAt, ownerNotified: false };
     }
-    finish('failed', null);
-    const { consecutive_failures: streak } = this.stmt.subscriptionFailed.get(row.subscription_id) as {
-      consecutive_failures: number;
-    };
+    await finish('failed', null);
+    const { consecutive_failures: streak } = (await this.sql.get(SUBSCRIPTION_FAILED, { id: row.subscription_id }))!;
     const threshold = input.failureNotifyThreshold ?? DEFAULT_FAILURE_NOTIFY_THRESHOLD;
     // A listener's subscription fails whenever the developer's local app is down: no e-mail for that.
     const ownerNotified = streak === threshold && row.listen_session_id === null;
     if (ownerNotified) {
-      this.stmt.notify.run({
+      await this.sql.run(NOTIFY, {
         workspaceId: row.workspace_id,
         partnerId: row.partner_id,
         subscriptionId: row.subscription_id,
@@ -320,23 +309,115 @@ export class DeliveryQueue {
     return { status: 'failed', attemptNumber, nextAttemptAt: null, ownerNotified };
   }
 
+  private async recordSuccess(input: RecordAttemptInput): Promise<RecordAttemptResult> {
+    const { outcome, now } = input;
+    const row = await this.sql.get(SUCCEED, { id: input.deliveryId, owner: input.owner, now });
+    if (row === undefined) return { status: 'lease_lost' };
+    await this.sql.run(ATTEMPT, {
+      deliveryId: input.deliveryId,
+      attemptNumber: row.attempts,
+      ok: 1,
+      statusCode: outcome.statusCode,
+      durationMs: outcome.durationMs,
+      error: null,
+      now,
+    });
+    await this.sql.run(SUBSCRIPTION_OK, { id: row.subscription_id });
+    return { status: 'succeeded', attemptNumber: row.attempts, nextAttemptAt: null, ownerNotified: false };
+  }
+
   /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
-  nextDueAt(): number | null {
+  nextDueAt(): Promise<number | null> {
     return this.picker.nextDueAt();
   }
 
   /** Owners holding a live lease, and letting one owner's leases run out now (see workers/lease-owners.ts). */
-  liveOwners(now: number): string[] {
-    return this.stmt.liveOwners.all({ now }).map((row) => row.owner);
+  async liveOwners(now: number): Promise<string[]> {
+    return (await this.sql.all(LIVE_OWNERS, { now })).map((row) => row.owner);
   }
 
-  expireOwner(owner: string, now: number): void {
-    this.stmt.expireOwner.run({ owner, now });
+  async expireOwner(owner: string, now: number): Promise<void> {
+    await this.sql.run(EXPIRE_OWNER, { owner, now });
   }
 
   /** Queues a delivery again as a new row with the same `webhook-id` and body; returns the new id. */
-  redeliver(deliveryId: number, now: number): number | null {
-    const result = this.stmt.redeliver.run({ id: deliveryId, now });
-    return result.changes === 0 ? null : Number(result.lastInsertRowid);
+  async redeliver(deliveryId: number, now: number): Promise<number | null> {
+    return (await this.sql.get(REDELIVER, { id: deliveryId, now }))?.id ?? null;
+  }
+}
+
+/** Runs `fn` with a queue on one write transaction's executor, and resolves after the commit. */
+export type QueueTransaction = <T>(fn: (queue: DeliveryQueue) => Promise<T>) => Promise<T>;
+
+/**
+ * What a delivery worker needs of the outbox: reads and single-statement writes on the autocommit queue, and
+ * each claim and each batch of recorded attempts in one write transaction (READ COMMITTED on PostgreSQL, where
+ * claims lock the rows they take with FOR UPDATE SKIP LOCKED: replicas racing for the same rows skip them
+ * instead of failing and retrying). The engine's outbox opens its transactions with `inWriteTransaction`.
+ * Only the database is awaited inside a transaction: the HTTP POST happens between a claim and its record.
+ */
+export class DeliveryOutbox {
+  /** Claims made so far: the tenant served first rotates with it. */
+  private turn = 0;
+
+  constructor(
+    /** Autocommit statements. */
+    readonly queue: DeliveryQueue,
+    private readonly transaction: QueueTransaction,
+  ) {}
+
+  /** An outbox straight on a database (the engine builds its own over its context). */
+  static over(database: SqlDatabase, random?: RandomBytes): DeliveryOutbox {
+    return new DeliveryOutbox(new DeliveryQueue(database.sql, random), (fn) =>
+      database.write((tx) => fn(new DeliveryQueue(tx, random)), { isolation: 'read committed' }),
+    );
+  }
+
+  /**
+   * Leases up to `limit` due deliveries in one write transaction, so two processes never lease the same row.
+   * Fair across subscriptions: each gets at most `perSubscriptionCap` in flight, counting leases other
+   * processes hold.
+   */
+  async claimDue(options: ClaimOptions): Promise<ClaimedDelivery[]> {
+    const claim = this.withTurn(options);
+    // A plain read first: a poll that finds nothing (or only subscriptions at their cap) takes no write lock.
+    if ((await this.queue.pick(claim)).length === 0) return [];
+    return this.transaction((queue) => queue.claim(claim));
+  }
+
+  /** Records one attempt (see `DeliveryQueue.record`) in its own transaction. */
+  recordAttempt(input: RecordAttemptInput): Promise<RecordAttemptResult> {
+    return this.transaction((queue) => queue.record(input));
+  }
+
+  /** Records finished attempts and leases up to `claim.limit` due deliveries, in one transaction. */
+  recordAndClaim(
+    inputs: readonly RecordAttemptInput[],
+    claim: ClaimOptions | null,
+  ): Promise<{ results: RecordAttemptResult[]; claimed: ClaimedDelivery[] }> {
+    const options = claim === null ? null : this.withTurn(claim);
+    return this.transaction(async (queue) => {
+      const results: RecordAttemptResult[] = [];
+      for (const input of inputs) results.push(await queue.record(input));
+      return { results, claimed: options === null ? [] : await queue.claim(options) };
+    });
+  }
+
+  nextDueAt(): Promise<number | null> {
+    return this.queue.nextDueAt();
+  }
+
+  liveOwners(now: number): Promise<string[]> {
+    return this.queue.liveOwners(now);
+  }
+
+  expireOwner(owner: string, now: number): Promise<void> {
+    return this.queue.expireOwner(owner, now);
+  }
+
+  private withTurn(options: ClaimOptions): ClaimOptions {
+    if (options.rotation !== undefined) return options;
+    this.turn += 1;
+    return { ...options, rotation: this.turn };
   }
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../engine/clock.js';
-import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimOptions, type ClaimedDelivery, type DeliveryQueue, type RecordAttemptResult } from './delivery-queue.js';
+import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimOptions, type ClaimedDelivery, type DeliveryOutbox, type RecordAttemptResult } from './delivery-queue.js';
 import { describeError, type SendOutcome } from './send-outcome.js';
 import { DEFAULT_RETRY_DELAYS_MS } from './retry-schedule.js';
 import { signedHeaders } from './signature.js';
@@ -18,7 +18,8 @@ export interface OutgoingWebhook {
 export type SendFn = (request: OutgoingWebhook) => Promise<SendOutcome>;
 
 export interface DeliveryWorkerOptions {
-  queue: DeliveryQueue;
+  /** Where claims and records run, each in one write transaction (`DeliveryOutbox.over(database)`, or the engine's). */
+  outbox: DeliveryOutbox;
   clock: Clock;
   send: SendFn;
   /** Names this process's leases; unique per process (e.g. `host:pid:random`). */
@@ -38,13 +39,13 @@ export interface DeliveryWorkerOptions {
   /** When set, the URL is checked again before each attempt: the policy may be stricter now than at creation. */
   urlPolicy?: UrlPolicyMode;
   /** Extra headers per delivery (partner webhooks add X-SVC-Partner-Id and X-SVC-Signature); `body` is what is sent. */
-  extraHeaders?: (delivery: ClaimedDelivery, body: string) => Record<string, string>;
+  extraHeaders?: (delivery: ClaimedDelivery, body: string) => Record<string, string> | Promise<Record<string, string>>;
   /** The body to send for this attempt (the engine re-signs attachment links here); default: the stored payload. */
-  prepareBody?: (delivery: ClaimedDelivery) => string;
+  prepareBody?: (delivery: ClaimedDelivery) => string | Promise<string>;
   /** Unexpected errors (e.g. the database was busy when recording); the lease then expires and it is retried. */
   onError?: (error: unknown) => void;
   /** Runs before each claim (the runner lets leases of dead processes run out here). */
-  beforeClaim?: () => void;
+  beforeClaim?: () => void | Promise<void>;
   /** Told of each attempt once it is recorded (the server's metrics). */
   onRecorded?: (delivery: ClaimedDelivery, outcome: SendOutcome, result: RecordAttemptResult, now: number) => void;
 }
@@ -52,12 +53,17 @@ export interface DeliveryWorkerOptions {
 /**
  * Delivers due webhooks from the outbox. Each delivery runs on its own, so there is no batch for a slow
  * endpoint to hold up; what finishes within one turn of the event loop is recorded, and the slots it frees
- * claimed again, in one transaction.
+ * claimed again, in one transaction. The POST itself runs outside any transaction: a claim commits before
+ * it starts and its outcome is recorded in a transaction after it.
  */
 export class DeliveryWorker {
   /** Named and shaped like the engine's JobRunner (`name`, `runDue`, `nextDueAt`), so it can be handed over as one. */
   readonly name = 'webhook-delivery';
   private readonly inFlight = new Set<Promise<void>>();
+  /** Slots a claim under way may fill: counted as taken until its deliveries are in `inFlight`. */
+  private reserved = 0;
+  private ticking: Promise<number> | null = null;
+  private tickAgain = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private processed = 0;
@@ -79,21 +85,48 @@ export class DeliveryWorker {
     };
   }
 
-  /** Claims as many due deliveries as there are free slots and starts them; returns how many started. */
-  tick(): number {
+  /**
+   * Claims as many due deliveries as there are free slots and starts them; resolves with how many started.
+   * One claim at a time: a tick asked for while one is under way runs once more after it (it may have looked
+   * too early) and resolves with both.
+   */
+  tick(): Promise<number> {
+    if (this.ticking !== null) {
+      this.tickAgain = true;
+      return this.ticking;
+    }
+    const run = async (): Promise<number> => {
+      let started = 0;
+      do {
+        this.tickAgain = false;
+        started += await this.claimFree();
+      } while (this.tickAgain && !this.stopped);
+      return started;
+    };
+    const ticking = run().finally(() => {
+      this.ticking = null;
+    });
+    this.ticking = ticking;
+    return ticking;
+  }
+
+  private async claimFree(): Promise<number> {
     if (this.stopped) return 0;
-    const free = this.o.concurrency - this.inFlight.size;
+    const free = this.o.concurrency - this.inFlight.size - this.reserved;
     if (free <= 0) return 0;
     let claimed: ClaimedDelivery[];
+    this.reserved += free;
     try {
-      this.o.beforeClaim?.();
-      // A plain read first: most polls find nothing due and should not take the write lock for that.
-      const due = this.o.queue.nextDueAt();
+      await this.o.beforeClaim?.();
+      // A plain read first: most polls find nothing due and should not open a write transaction for that.
+      const due = await this.o.outbox.nextDueAt();
       if (due === null || due > this.o.clock.now()) return 0;
-      claimed = this.o.queue.claimDue(this.claimOptions(free));
+      claimed = await this.o.outbox.claimDue(this.claimOptions(free));
     } catch (error) {
       this.o.onError(error);
       return 0;
+    } finally {
+      this.reserved -= free;
     }
     this.startAll(claimed);
     return claimed.length;
@@ -124,55 +157,58 @@ export class DeliveryWorker {
   /** Processes everything due at the clock's current time, then resolves with how many attempts ran. */
   async runDue(): Promise<number> {
     const before = this.processed;
-    this.tick();
+    await this.tick();
     while (this.inFlight.size > 0) {
       await Promise.race(this.inFlight);
-      this.tick();
+      await this.tick();
     }
     return this.processed - before;
   }
 
   /** Earliest time more work could be due, or null when none is known (another process may still add some). */
-  nextDueAt(): number | null {
-    return this.o.queue.nextDueAt();
+  nextDueAt(): Promise<number | null> {
+    return this.o.outbox.nextDueAt();
   }
 
   /** Polls with real timers. Idempotent. */
   start(pollMs = 250): void {
     this.stopped = false;
     if (this.timer !== null) return;
-    this.timer = setInterval(() => this.tick(), pollMs);
+    this.timer = setInterval(() => void this.tick(), pollMs);
     this.timer.unref();
-    this.tick();
+    void this.tick();
   }
 
-  /** Stops claiming and waits for deliveries in flight (at most the send timeout). */
+  /** Stops claiming and waits for a claim under way and the deliveries in flight (at most the send timeout). */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    await Promise.allSettled([...this.inFlight]);
+    await this.ticking?.catch(() => undefined);
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   private async process(delivery: ClaimedDelivery): Promise<void> {
     const outcome = await this.attempt(delivery);
     await new Promise<void>((recorded) => {
       this.toRecord.push({ delivery, outcome, recorded });
-      if (this.toRecord.length === 1) setImmediate(() => this.recordBatch());
+      if (this.toRecord.length === 1) setImmediate(() => void this.recordBatch());
     });
   }
 
   // One transaction for every attempt that finished in this turn, which also claims the slots they free (group
   // commit: one BEGIN/COMMIT per batch, not two per delivery). Should it fail (a busy database), the leases run
   // out and those deliveries are attempted again: at least once, as always.
-  private recordBatch(): void {
+  private async recordBatch(): Promise<void> {
     const batch = this.toRecord.splice(0);
     const now = this.o.clock.now();
-    const free = this.stopped ? 0 : this.o.concurrency - this.inFlight.size + batch.length;
+    // The batch's deliveries are still in `inFlight` until they are told they were recorded.
+    const free = this.stopped ? 0 : Math.max(0, this.o.concurrency - this.inFlight.size - this.reserved + batch.length);
     let claimed: ClaimedDelivery[] = [];
+    this.reserved += free;
     try {
-      this.o.beforeClaim?.();
-      const done = this.o.queue.recordAndClaim(
+      await this.o.beforeClaim?.();
+      const done = await this.o.outbox.recordAndClaim(
         batch.map(({ delivery, outcome }) => ({
           deliveryId: delivery.id,
           owner: this.o.owner,
@@ -187,18 +223,21 @@ export class DeliveryWorker {
       batch.forEach(({ delivery, outcome }, i) => this.o.onRecorded?.(delivery, outcome, done.results[i] as RecordAttemptResult, now));
     } catch (error) {
       this.o.onError(error);
+    } finally {
+      this.reserved -= free;
     }
-    for (const { recorded } of batch) recorded();
+    // Started before the recorded ones leave `inFlight`, so `runDue` sees no gap in between.
     this.startAll(claimed);
+    for (const { recorded } of batch) recorded();
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<SendOutcome> {
     try {
       if (this.o.urlPolicy !== undefined) validateWebhookUrl(delivery.url, this.o.urlPolicy);
-      const body = this.o.prepareBody?.(delivery) ?? delivery.payload;
+      const body = (await this.o.prepareBody?.(delivery)) ?? delivery.payload;
       const headers = {
         'user-agent': 'svc-webhooks/1',
-        ...(this.o.extraHeaders?.(delivery, body) ?? {}),
+        ...((await this.o.extraHeaders?.(delivery, body)) ?? {}),
         ...signedHeaders({
           secret: delivery.secret,
           msgId: delivery.msgId,

@@ -26,8 +26,8 @@ export function formatListenEvent(event: ListenStreamEvent): string {
 
 export interface ListenFeedOptions {
   sessionId: string;
-  /** Leases the session's due deliveries; throws once the session is gone. */
-  claim: () => ListenDeliveryDto[];
+  /** Leases the session's due deliveries; rejects once the session is gone. */
+  claim: () => Promise<ListenDeliveryDto[]>;
   /** Writes a chunk; false means the socket buffer is full, so polling pauses until `drained` is called. */
   send: (chunk: string) => boolean;
   end: () => void;
@@ -62,26 +62,35 @@ export function startListenFeed(options: ListenFeedOptions): ListenFeed {
     options.end();
   };
 
-  const tick = (): void => {
-    if (stopped || blocked) return;
+  // One poll at a time: a claim that outlasts the interval (a busy database) is not joined by another.
+  let polling = false;
+  const tick = async (): Promise<void> => {
+    if (stopped || blocked || polling) return;
+    polling = true;
     let deliveries: ListenDeliveryDto[];
     try {
-      deliveries = options.claim();
+      deliveries = await options.claim();
     } catch (error) {
+      if (stopped) return;
       // A busy database or the like: try again on the next tick; leases keep what was claimed safe.
       if (!isSvcError(error) || error.code !== 'not_found') return void options.onError?.(error);
       // The session was closed (or expired) elsewhere: say so, so the client stops instead of reconnecting.
       write({ type: 'closed', reason: error instanceof Error ? error.message : String(error) });
       stop();
       return;
+    } finally {
+      polling = false;
     }
+    // Stopped while the claim was under way: what it leased is handed out again when the lease runs out.
+    if (stopped) return;
     for (const delivery of deliveries) write({ type: 'delivery', delivery });
     if (Date.now() - lastWrite >= heartbeatMs) write({ type: 'heartbeat' });
   };
+  const poll = (): void => void tick();
 
-  const timer = setInterval(tick, pollMs);
+  const timer = setInterval(poll, pollMs);
   write({ type: 'ready', session_id: options.sessionId, heartbeat_ms: heartbeatMs });
-  tick();
+  poll();
   return {
     drained: () => {
       blocked = false;

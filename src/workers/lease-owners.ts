@@ -24,8 +24,8 @@ export function isDeadLocalOwner(owner: string): boolean {
 
 /** Where a kind of lease is kept: who holds live ones, and how to let one owner's leases run out now. */
 export interface LeaseTable {
-  liveOwners(now: number): string[];
-  expireOwner(owner: string, now: number): void;
+  liveOwners(now: number): Promise<string[]> | string[];
+  expireOwner(owner: string, now: number): Promise<void> | void;
 }
 
 /**
@@ -33,14 +33,14 @@ export interface LeaseTable {
  * length) before retrying that work, and a receiver's in-flight cap would stay full meanwhile. A lease whose
  * owner was a process on this host that is gone is expired at once instead. Runs at most every `everyMs`.
  */
-export function createDeadLeaseReaper(table: LeaseTable, clock: Clock, everyMs = 2000): () => void {
+export function createDeadLeaseReaper(table: LeaseTable, clock: Clock, everyMs = 2000): () => Promise<void> {
   let nextAt = Number.NEGATIVE_INFINITY;
-  return () => {
+  return async () => {
     const now = clock.now();
     if (now < nextAt) return;
     nextAt = now + everyMs;
-    for (const owner of table.liveOwners(now)) {
-      if (isDeadLocalOwner(owner)) table.expireOwner(owner, now);
+    for (const owner of await table.liveOwners(now)) {
+      if (isDeadLocalOwner(owner)) await table.expireOwner(owner, now);
     }
   };
 }

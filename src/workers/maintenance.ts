@@ -1,7 +1,7 @@
 import type { EngineContext } from '../engine/context.js';
 import { inWriteTransaction } from '../engine/context.js';
 import { LISTEN_SESSION_TTL_MS, listenSessionsOf } from '../engine/listen-sessions.js';
-import { createMaintenanceStore } from '../store/maintenance-store.js';
+import { isSvcError } from '../engine/errors.js';
 import { checkWebhookBacklog } from '../engine/webhook-backlog.js';
 import type { JobRunner } from './worker-runner.js';
 
@@ -12,6 +12,9 @@ export const MAINTENANCE_EVERY_MS = 20_000;
 const PURGE_BATCH = 2_000;
 const VACUUM_PAGES_PER_RUN = 25_000; // 100 MiB of 4 KiB pages
 
+/** SQLite's answer to a write on a read-only snapshot (a data directory svc may not write): nothing to sweep there. */
+const isReadOnly = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'SQLITE_READONLY';
+
 /**
  * The server's housekeeping, one short write transaction at a time: listen sessions whose stream has been gone
  * for a minute are closed (their subscriptions stop collecting deliveries), old delivery logs are deleted, the
@@ -19,28 +22,49 @@ const VACUUM_PAGES_PER_RUN = 25_000; // 100 MiB of 4 KiB pages
  * backlog passed its bound is reported.
  */
 export function createMaintenanceRunner(ctx: EngineContext): JobRunner {
-  const store = createMaintenanceStore(ctx.db);
+  const store = ctx.stores.maintenance;
   let nextAt = ctx.clock.now();
+  let readOnly = false;
+
+  const sweep = async (now: number): Promise<number> => {
+    let done = 0;
+    for (const session of await store.staleListenSessions(now - LISTEN_SESSION_TTL_MS)) {
+      try {
+        await listenSessionsOf(ctx, session).close(session.id);
+      } catch (error) {
+        // Closed meanwhile by its client or another process: that is what the sweep wanted.
+        if (!(isSvcError(error) && error.code === 'not_found')) throw error;
+      }
+      done += 1;
+    }
+    for (let purged = PURGE_BATCH; purged >= PURGE_BATCH; ) {
+      purged = await inWriteTransaction(ctx, (tx) => tx.stores.maintenance.purgeBefore(now - RETENTION_MS, PURGE_BATCH));
+      done += purged;
+      if (purged >= PURGE_BATCH) await new Promise((resolve) => setImmediate(resolve)); // let requests in between
+    }
+    const free = await store.freePages();
+    if (free > 0) {
+      await inWriteTransaction(ctx, (tx) => tx.stores.maintenance.releaseFreePages(Math.min(free, VACUUM_PAGES_PER_RUN)));
+      await store.truncateWal();
+    }
+    await checkWebhookBacklog(ctx);
+    return done;
+  };
+
   return {
     name: 'maintenance',
     nextDueAt: () => nextAt,
     async runDue() {
       const now = ctx.clock.now();
-      if (now < nextAt || ctx.db.readonly) return 0;
+      if (now < nextAt || readOnly) return 0;
       nextAt = now + MAINTENANCE_EVERY_MS;
-      let done = 0;
-      for (const session of store.staleListenSessions(now - LISTEN_SESSION_TTL_MS)) {
-        listenSessionsOf(ctx, session).close(session.id);
-        done += 1;
+      try {
+        return await sweep(now);
+      } catch (error) {
+        if (!isReadOnly(error)) throw error;
+        readOnly = true;
+        return 0;
       }
-      for (let purged = PURGE_BATCH; purged >= PURGE_BATCH; ) {
-        purged = inWriteTransaction(ctx.db, () => store.purgeBefore(now - RETENTION_MS, PURGE_BATCH));
-        done += purged;
-        if (purged >= PURGE_BATCH) await new Promise((resolve) => setImmediate(resolve)); // let requests in between
-      }
-      if (store.freePages() > 0) store.releaseFreePages(VACUUM_PAGES_PER_RUN);
-      checkWebhookBacklog(ctx);
-      return done;
     },
   };
 }

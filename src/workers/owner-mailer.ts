@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Transporter } from 'nodemailer';
-import type { EngineContext } from '../engine/context.js';
-import { createOwnerMailStore, type ClaimedNotification } from '../store/owner-mail-store.js';
+import { inWriteTransaction, type EngineContext } from '../engine/context.js';
+import type { ClaimedNotification } from '../store/owner-mail-store.js';
 import { scrubSmtpSecret, type SmtpSettings } from './smtp.js';
 import { renderOwnerMail, type OwnerMail } from './owner-mail-text.js';
 import { processOwner } from './lease-owners.js';
@@ -62,7 +62,7 @@ function smtpSender(url: string): SendMail {
  * with a growing delay; a row nobody can be mailed about is marked skipped. It never throws out of `runDue`.
  */
 export function createOwnerMailer(ctx: EngineContext, smtp: SmtpSettings, options: OwnerMailerOptions = {}): JobRunner {
-  const store = createOwnerMailStore(ctx.db);
+  const store = ctx.stores.ownerMail;
   const send = options.send ?? smtpSender(smtp.url);
   const from = smtp.from ?? defaultFrom(smtp.url);
   const owner = processOwner();
@@ -71,41 +71,61 @@ export function createOwnerMailer(ctx: EngineContext, smtp: SmtpSettings, option
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 60 * MINUTE;
   const log = options.log ?? ((line: string) => ctx.logger.error(line));
 
+  const claim = async (): Promise<ClaimedNotification[]> => {
+    const now = ctx.clock.now();
+    // A plain read first: the write lock is taken only when there is something to mail.
+    if (!(await store.anyDue(now))) return [];
+    const o = { now, owner, leaseMs, limit: options.batch ?? 10, maxAgeMs: options.maxAgeMs ?? 7 * 24 * 60 * MINUTE };
+    // Read committed: on PostgreSQL the claim locks the rows it takes (SKIP LOCKED), so replicas racing for the
+    // same notifications skip to others instead of failing and retrying.
+    return inWriteTransaction(ctx, (tx) => tx.stores.ownerMail.claim(o), { isolation: 'read committed' });
+  };
+
   const mailOne = async (n: ClaimedNotification): Promise<void> => {
     try {
       await send({ ...renderOwnerMail(n), to: n.recipient, from });
     } catch (error) {
       const message = scrubSmtpSecret(error instanceof Error ? error.message : String(error), smtp.url);
       const delay = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** n.mailAttempts);
-      store.markFailed(n.id, owner, ctx.clock.now() + delay, message);
+      await store.markFailed(n.id, owner, ctx.clock.now() + delay, message);
       log(`owner notification ${n.id}: e-mail to the owner failed (${message}); retrying in ${Math.round(delay / 1000)} s`);
       return;
     }
     // A lost lease means the send outlived it and another mailer may send too; nothing better can be done.
-    store.markSent(n.id, owner, ctx.clock.now());
+    await store.markSent(n.id, owner, ctx.clock.now());
+  };
+
+  // Read at the end of every run, which is when the runner asks (it polls anyway for other processes' work).
+  let nextDue: number | null = null;
+  const readNextDue = async (): Promise<void> => {
+    try {
+      nextDue = await store.nextDueAt();
+    } catch (error) {
+      // A failing read (a busy or unreachable database) leaves the runner to its next poll.
+      nextDue = null;
+      log(`owner notifications: could not read the next due time (${String(error)})`);
+    }
   };
 
   return {
     name: OWNER_MAILER,
     async runDue() {
-      let claimed: ClaimedNotification[];
       try {
-        claimed = store.claim({
-          now: ctx.clock.now(),
-          owner,
-          leaseMs,
-          limit: options.batch ?? 10,
-          maxAgeMs: options.maxAgeMs ?? 7 * 24 * 60 * MINUTE,
-        });
-      } catch (error) {
-        // A busy database (another process holding the write lock past busy_timeout): try at the next poll.
-        log(`owner notifications: could not claim (${String(error)})`);
-        return 0;
+        let claimed: ClaimedNotification[];
+        try {
+          claimed = await claim();
+        } catch (error) {
+          // A busy database (another process holding the write lock past busy_timeout): try at the next poll.
+          log(`owner notifications: could not claim (${String(error)})`);
+          return 0;
+        }
+        // One at a time: notices are rare, and a slow SMTP server should not get a burst of connections.
+        for (const n of claimed) await mailOne(n);
+        return claimed.length;
+      } finally {
+        await readNextDue();
       }
-      // One at a time: notices are rare, and a slow SMTP server should not get a burst of connections.
-      for (const n of claimed) await mailOne(n);
-      return claimed.length;
     },
-    nextDueAt: () => store.nextDueAt(),
+    nextDueAt: () => nextDue,
   };
 }

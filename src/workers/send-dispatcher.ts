@@ -23,13 +23,14 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   const claim = async (): Promise<ClaimedSend | null> => {
     // A plain read first: most polls find nothing due, and they should not take the write lock for it.
     if ((await ctx.stores.jobs.dueSend(ctx.clock.now())) === undefined) return null;
-    // Read committed: on PostgreSQL the claim locks the job it takes (SKIP LOCKED), so replicas racing for
-    // the same job skip to the next instead of failing and retrying.
+    // Read committed: on PostgreSQL the claim locks the job it takes and its account (SKIP LOCKED), so replicas
+    // racing for the same job skip to the next instead of failing and retrying; the account's next send slot
+    // is reserved before that lock is released at the commit, so spacing holds across replicas.
     return inWriteTransaction(
       ctx,
       async (tx) => {
         const now = tx.clock.now();
-        const job = await tx.stores.jobs.dueSend(now);
+        const job = await tx.stores.jobs.claimSend(now);
         if (job === undefined) return null;
         const message = await tx.stores.messages.byId(job.ref_id);
         const account = await tx.stores.accounts.byId(job.queue_key);
@@ -88,18 +89,34 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       }
     });
 
+  // Read at the end of every run, which is when the runner asks (it polls anyway for other processes' work).
+  let nextDue: number | null = null;
+  const readNextDue = async (): Promise<void> => {
+    try {
+      nextDue = await ctx.stores.jobs.nextSendTime();
+    } catch (error) {
+      // A failing read (a busy or unreachable database) leaves the runner to its next poll.
+      nextDue = null;
+      ctx.logger.error('send worker failed', { error: String(error) });
+    }
+  };
+
   return {
     name: 'send',
     async runDue() {
-      await reapDeadLeases();
-      let processed = 0;
-      for (let claimed = await claim(); claimed !== null; claimed = await claim()) {
-        await complete(claimed, await deliver(claimed));
-        processed += 1;
+      try {
+        await reapDeadLeases();
+        let processed = 0;
+        for (let claimed = await claim(); claimed !== null; claimed = await claim()) {
+          await complete(claimed, await deliver(claimed));
+          processed += 1;
+        }
+        return processed;
+      } finally {
+        await readNextDue();
       }
-      return processed;
     },
-    nextDueAt: () => ctx.stores.jobs.nextSendTime(),
+    nextDueAt: () => nextDue,
   };
 }
 

@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
-import type { EngineContext } from '../engine/context.js';
+import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { refreshDownloadUrls } from '../engine/webhook-payloads.js';
-import { webhookRuntime } from '../engine/webhook-runtime.js';
+import { WEBHOOKS_WAKE } from '../engine/webhook-runtime.js';
+import { DeliveryOutbox } from '../webhooks/delivery-queue.js';
 import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
 import { DeliveryWorker, type SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
@@ -26,7 +27,10 @@ export interface WebhookRunnerOptions {
 /**
  * The engine's webhook delivery worker: claims due deliveries from the outbox and POSTs them, signed, through
  * a dispatcher that checks the resolved address at connect time (strict unless the engine is in dev mode).
- * It drives itself (`start`/`stop`) rather than through the shared loop, so a slow endpoint never delays sends.
+ * It drives itself (`start`/`stop`) rather than through the shared loop, so a slow endpoint never delays sends;
+ * it is named after the wake-up (`webhooks`) that the outbox sends after each enqueue commits.
+ * Claims and records each run in one write transaction, READ COMMITTED on PostgreSQL (claims lock the rows
+ * they take with FOR UPDATE SKIP LOCKED); the POST runs between them, outside any transaction.
  */
 export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOptions = {}): JobRunner & { worker: DeliveryWorker } {
   const mode = ctx.config.dev ? 'dev' : 'strict';
@@ -43,13 +47,15 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     return httpSend(dispatcher);
   };
   const send: SendFn = options.send ?? (async (request) => (await (sender ??= loadSender()))(request));
-  const runtime = webhookRuntime(ctx);
+  const outbox = new DeliveryOutbox(ctx.stores.deliveries, (fn) =>
+    inWriteTransaction(ctx, (tx) => fn(tx.stores.deliveries), { isolation: 'read committed' }),
+  );
   const worker = new DeliveryWorker({
-    queue: runtime.queue,
+    outbox,
     clock: ctx.clock,
     send,
     owner: processOwner(),
-    beforeClaim: createDeadLeaseReaper(runtime.queue, ctx.clock),
+    beforeClaim: createDeadLeaseReaper(outbox, ctx.clock),
     // Three send timeouts: a live worker always finishes first, and a killed process's deliveries are taken over soon.
     leaseMs: 3 * WEBHOOK_TIMEOUT_MS,
     concurrency: options.concurrency ?? WEBHOOK_CONCURRENCY,
@@ -62,9 +68,9 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     failureNotifyThreshold: ctx.config.webhookFailureNotifyThreshold,
     urlPolicy: mode,
     prepareBody: (delivery) => refreshDownloadUrls(ctx, delivery.payload),
-    extraHeaders: (delivery, body) => {
+    extraHeaders: async (delivery, body) => {
       if (delivery.partnerId === null) return {};
-      const partner = runtime.store.partnerOfSubscription(delivery.subscriptionId);
+      const partner = await ctx.stores.webhooks.partnerOfSubscription(delivery.subscriptionId);
       return partner === null ? {} : partnerWebhookHeaders(partner.public_id, partner.secret, ctx.clock, body);
     },
     onError: (error) => ctx.logger.error('webhook worker failed', { error: String(error) }),
@@ -72,14 +78,14 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
       ctx.metrics.webhookAttempt(result.status, outcome.durationMs, now - delivery.createdAt),
   });
   let started = false;
-  runtime.wake = () => {
-    if (started) worker.tick();
-  };
   return {
-    name: worker.name,
+    name: WEBHOOKS_WAKE,
     worker,
     runDue: () => worker.runDue(),
     nextDueAt: () => worker.nextDueAt(),
+    wake() {
+      if (started) void worker.tick();
+    },
     start() {
       started = true;
       worker.start(WEBHOOK_POLL_MS);

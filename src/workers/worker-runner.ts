@@ -7,11 +7,13 @@ export interface JobRunner {
   readonly name: string;
   /** Processes everything due now; resolves with how many jobs ran. */
   runDue(): Promise<number>;
-  /** Earliest time more work could be due, or null when there is none known. */
-  nextDueAt(): number | null;
+  /** Earliest time more work could be due, or null when there is none known (read from the store, or remembered). */
+  nextDueAt(): number | null | Promise<number | null>;
   /** A runner that drives itself with real timers (the webhook worker) has these; the others get a loop. */
   start?(): void;
   stop?(): Promise<void>;
+  /** How a self-driving runner is nudged (`WorkerRunner.wake`); a looped runner is woken by its loop. */
+  wake?(): void;
 }
 
 interface Loop {
@@ -46,8 +48,8 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
 
   const loopOf = (runner: JobRunner): Loop => {
     if (runner.start !== undefined && runner.stop !== undefined) {
-      // These wake themselves (the webhook worker is nudged by the outbox after each enqueue).
-      return { start: () => runner.start?.(), stop: async () => runner.stop?.(), wake: () => undefined };
+      // These drive themselves; a wake-up (the outbox's, after each enqueue commits) is handed on.
+      return { start: () => runner.start?.(), stop: async () => runner.stop?.(), wake: () => runner.wake?.() };
     }
     let timer: NodeJS.Timeout | undefined;
     let running = false;
@@ -56,31 +58,40 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
     let again = false;
     let wakeScheduled = false;
     let inFlight: Promise<number> = Promise.resolve(0);
-    const schedule = () => {
-      if (!running) return;
+    // Reads when the next run is due and sets the timer; `busy` until then, so a wake-up meanwhile is not lost.
+    const schedule = async () => {
       let due: number | null = null;
       try {
-        due = runner.nextDueAt();
+        due = await runner.nextDueAt();
       } catch (error) {
         // A failing read (a busy or damaged database) must not escape the timer: try again at the next poll.
         logger.error(`${runner.name} worker failed`, { error: String(error) });
       }
+      if (!running) return;
+      if (again) {
+        again = false;
+        tick();
+        return;
+      }
+      busy = false;
       const wait = due === null ? pollMs : Math.max(0, Math.min(pollMs, due - clock.now()));
       timer = setTimeout(tick, wait);
       timer.unref?.();
     };
     const tick = () => {
       busy = true;
-      inFlight = runOne(runner);
-      void inFlight.finally(() => {
-        busy = false;
+      const run = runOne(runner).then(async (count) => {
         if (again && running) {
           again = false;
           tick();
+        } else if (running) {
+          await schedule();
         } else {
-          schedule();
+          busy = false;
         }
+        return count;
       });
+      inFlight = run;
     };
     const runNow = () => {
       wakeScheduled = false;
@@ -101,13 +112,18 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
       async stop() {
         running = false;
         if (timer !== undefined) clearTimeout(timer);
-        await inFlight;
+        // A run that was under way may have started another before it saw `running` go false.
+        let current: Promise<number>;
+        do {
+          current = inFlight;
+          await current;
+        } while (current !== inFlight);
       },
       wake() {
         if (!running || wakeScheduled) return;
         wakeScheduled = true;
-        // setImmediate, not a microtask: a group-commit batch flushes synchronously inside its own
-        // setImmediate, so by the time this runs the caller's write has committed (or rolled back).
+        // Coalesces the wake-ups of one turn. Those asked for inside a write transaction arrive here only
+        // after its commit (inWriteTransaction holds them until then), so the run sees the new rows.
         setImmediate(runNow);
       },
     };

@@ -141,7 +141,7 @@ if (!existsSync(CHROMIUM)) {
       expect(await page.locator('#svc-phone').textContent()).toBe(PHONE);
       expect(await page.locator('#svc-qr').isVisible()).toBe(false);
       expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).notReloaded)).toBe(true);
-      expect(server.engine.workspace(1).listAccounts().items.map((a) => a.phone)).toContain(PHONE);
+      expect((await server.engine.workspace(1).listAccounts()).items.map((a) => a.phone)).toContain(PHONE);
       expect(consoleErrors).toEqual([]);
       await page.close();
     });
@@ -172,7 +172,7 @@ if (!existsSync(CHROMIUM)) {
       await waitForMessage(page, (message) => message.data.type === 'svc:qr' && message.data.data !== first.data.data);
 
       // The phone scans the code the page shows right now, as a real phone would.
-      server.engine.connect.scan({ payload: (await shownPayload(frame))!, phone: PHONE_2 });
+      await server.engine.connect.scan({ payload: (await shownPayload(frame))!, phone: PHONE_2 });
       const connected = await waitForMessage(page, (message) => message.data.type === 'svc:connected');
       expect(connected).toEqual({ origin: server.origin, data: { type: 'svc:connected', phone: PHONE_2 } });
       await frame.locator('.state-connected').waitFor({ state: 'visible' });

@@ -5,6 +5,7 @@ import { createEngine } from '../../src/runtime/create-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
 import { openDatabase } from '../../src/store/database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 
 /**
  * The real server (buildServer over a real engine) on 127.0.0.1, port 0, with a partner and a workspace.
@@ -12,8 +13,8 @@ import { openDatabase } from '../../src/store/database.js';
  */
 export async function startRealConnectServer() {
   const clock = new FakeClock(Date.now());
-  const engine = createEngine({ db: openDatabase(':memory:'), clock });
-  const partner = engine.admin.createPartner({ name: 'Acme' });
+  const engine = createEngine({ database: new SqliteDatabase(openDatabase(':memory:')), clock });
+  const partner = await engine.admin.createPartner({ name: 'Acme' });
   const app: FastifyInstance = buildServer({ engine, rateLimitPerMinute: 0 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -5,6 +5,7 @@ import { createClient } from '../../src/client/create-client.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { databasePath } from '../../src/runtime/open-engine.js';
 import { openDatabase } from '../../src/store/database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { decodeTerminalQr } from '../partner/terminal-qr-decode.js';
 import { partnerSetup } from './partner-setup.js';
 import { runSvc, tempDir } from './run-cli.js';
@@ -98,9 +99,10 @@ describe('svc partner qr and svc sim scan', () => {
     const scanFromElsewhere = async () => {
       sleeps += 1;
       if (sleeps !== 2) return;
-      const engine = createEngine({ db: openDatabase(databasePath(env.SVC_HOME!)) });
-      const { code } = engine.context.db.prepare('SELECT code FROM qr_links ORDER BY id DESC LIMIT 1').get() as { code: string };
-      engine.connect.scan({ qr_link: `http://x/connect/${code}`, phone: '+15550007002' });
+      const database = new SqliteDatabase(openDatabase(databasePath(env.SVC_HOME!)));
+      const engine = createEngine({ database });
+      const { code } = database.db.prepare('SELECT code FROM qr_links ORDER BY id DESC LIMIT 1').get() as { code: string };
+      await engine.connect.scan({ qr_link: `http://x/connect/${code}`, phone: '+15550007002' });
       await engine.close();
     };
     const result = await svc(['partner', 'qr', String(ws), String(user!.user_id), '--wait'], { tty: true, io: { createClient, sleep: scanFromElsewhere } });

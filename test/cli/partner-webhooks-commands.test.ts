@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { openDatabase } from '../../src/store/database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { partnerSetup } from './partner-setup.js';
 import { runSvc } from './run-cli.js';
 
@@ -66,14 +67,14 @@ describe('svc partner webhooks on the local engine', () => {
 
 describe('svc partner webhooks against a remote server (SVC_PARTNER_BASE_URL)', () => {
   it('creates and lists over the Partner API; another partner sees nothing', async () => {
-    const engine = createEngine({ db: openDatabase(':memory:') });
+    const engine = createEngine({ database: new SqliteDatabase(openDatabase(':memory:')) });
     const app = buildServer({ engine, rateLimitPerMinute: 0 });
     const origin = await app.listen({ host: '127.0.0.1', port: 0 });
     cleanups.push(async () => {
       await app.close();
       await engine.close();
     });
-    const [acme, other] = [engine.admin.createPartner({ name: 'Acme' }), engine.admin.createPartner({ name: 'Other' })];
+    const [acme, other] = [await engine.admin.createPartner({ name: 'Acme' }), await engine.admin.createPartner({ name: 'Other' })];
     const as = (who: typeof acme) => ({
       env: { SVC_PARTNER_BASE_URL: `${origin}/partner`, SVC_PARTNER_ID: who.partner_id, SVC_PARTNER_SECRET: who.partner_secret },
     });

@@ -10,8 +10,8 @@ function fakeEngine() {
   const state = { closed: false, dataDir: '' };
   const engine = {
     admin: {
-      createWorkspace: (input: unknown) => (calls.push(['create', input]), { workspace_id: 2, token: 'tok-new-ws' }),
-      updateWorkspace: (id: number, input: unknown) => (calls.push(['update', id, input]), sampleWorkspace()),
+      createWorkspace: async (input: unknown) => (calls.push(['create', input]), { workspace_id: 2, token: 'tok-new-ws' }),
+      updateWorkspace: async (id: number, input: unknown) => (calls.push(['update', id, input]), sampleWorkspace()),
     },
     close: async () => {
       state.closed = true;

@@ -15,9 +15,9 @@ import { serve } from '../../src/http/serve.js';
 import { uniquePhone, type ContractTarget, type TestWorkspace, type WorkspaceOptions } from './contract-target.js';
 
 /** Setup shared by both targets: a data directory, an admin engine on it, and the clients to close. */
-function baseTarget(label: string, open: (token: string) => Promise<SvcClient>) {
+async function baseTarget(label: string, open: (token: string) => Promise<SvcClient>) {
   const dataDir = mkdtempSync(join(tmpdir(), `svc-contract-${label}-`));
-  const admin: Engine = openEngine({ dataDir, dev: true });
+  const admin: Engine = await openEngine({ dataDir, dev: true });
   const clients: SvcClient[] = [];
   let workspaces = 0;
 
@@ -29,8 +29,8 @@ function baseTarget(label: string, open: (token: string) => Promise<SvcClient>) 
 
   const workspace = async (options: WorkspaceOptions = {}): Promise<TestWorkspace> => {
     workspaces += 1;
-    const created = admin.admin.createWorkspace({ name: `Contract ${label} ${workspaces}`, quota: options.quota ?? 100 });
-    admin.admin.updateWorkspace(created.workspace_id, { plan: 'business', send_interval_ms: 0 });
+    const created = await admin.admin.createWorkspace({ name: `Contract ${label} ${workspaces}`, quota: options.quota ?? 100 });
+    await admin.admin.updateWorkspace(created.workspace_id, { plan: 'business', send_interval_ms: 0 });
     const client = await connect(created.token);
     const accountPhone = uniquePhone('+1555');
     await client.sim.connect({ phone: accountPhone, full_name: 'Contract sender' });
@@ -53,7 +53,7 @@ function baseTarget(label: string, open: (token: string) => Promise<SvcClient>) 
 /** The embedded engine: every workspace gets its own `openLocalClient` (its own engine and workers). */
 export async function makeLocalTarget(): Promise<ContractTarget> {
   let dataDir = '';
-  const base = baseTarget('local', (token) => openLocalClient({ dataDir, token }));
+  const base = await baseTarget('local', (token) => openLocalClient({ dataDir, token }));
   dataDir = base.dataDir;
   return {
     workspace: base.workspace,
@@ -62,7 +62,7 @@ export async function makeLocalTarget(): Promise<ContractTarget> {
     async download(url) {
       const parsed = new URL(url);
       const uid = decodeURIComponent(parsed.pathname.replace(/^\/files\//, ''));
-      const file = base.admin.download(uid, Number(parsed.searchParams.get('expires')), parsed.searchParams.get('signature') ?? '');
+      const file = await base.admin.download(uid, Number(parsed.searchParams.get('expires')), parsed.searchParams.get('signature') ?? '');
       return { mimetype: file.mimetype, content: file.content };
     },
     async close() {
@@ -78,7 +78,7 @@ export type Interpose = (serverUrl: string) => Promise<{ url: string; close(): P
 /** `svc serve` on 127.0.0.1 port 0, and HTTP clients pointing at its `/api` (through `interpose`, if given). */
 export async function makeHttpTarget(interpose?: Interpose): Promise<ContractTarget> {
   let apiBase = '';
-  const base = baseTarget('http', async (token) => createHttpClient({ baseUrl: apiBase, token }));
+  const base = await baseTarget('http', async (token) => createHttpClient({ baseUrl: apiBase, token }));
   const server = await serve({ port: 0, host: '127.0.0.1', dataDir: base.dataDir, dev: true, log: () => undefined });
   const between = interpose === undefined ? undefined : await interpose(server.url);
   apiBase = `${between?.url ?? server.url}/api`;

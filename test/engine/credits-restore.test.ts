@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
 import type { NetworkDriver } from '../../src/network/driver.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { ledgerRows, ledgerSum, messageIdOf, StalledSim } from '../support/engine-fixtures.js';
 import { fixedRandom, testEngine } from '../support/test-engine.js';
 
@@ -10,34 +11,34 @@ const LOCAL_SENDER = '+15550000001';
 
 describe('credits: restored when a send fails', () => {
   it.each(['+0123', '12345'])('dispatcher: invalid number %s -> Failed invalid_number, credits restored', async (phone) => {
-    const { api, engine, db, local } = testEngine();
-    const sent = api.sendToPhone({ phone, text: 'Hi' });
-    expect(api.getWorkspace().messaging_quota.used).toBe(1);
+    const { api, engine, db, local } = await testEngine();
+    const sent = await api.sendToPhone({ phone, text: 'Hi' });
+    expect((await api.getWorkspace()).messaging_quota.used).toBe(1);
     expect(await engine.workers.runDue()).toBe(1);
-    expect(api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'invalid_number', sent_at: null });
-    expect(api.getWorkspace().messaging_quota.used).toBe(0);
+    expect(await api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'invalid_number', sent_at: null });
+    expect((await api.getWorkspace()).messaging_quota.used).toBe(0);
     expect(ledgerRows(db, messageIdOf(db, sent.message_uid), 'restore')).toBe(1);
     expect(ledgerSum(db, local.workspace_id)).toBe(0);
   });
 
   it('dispatcher: unreachable contact -> Failed unreachable, both credits of a text+file message restored', async () => {
-    const { api, engine, sim } = testEngine();
-    const file = api.uploadFile({ filename: 'a.txt', mimetype: 'text/plain', content: Buffer.from('x') });
-    sim.setUnreachable('+14155550999', true);
-    const sent = api.sendToPhone({ phone: '+14155550999', text: 'Hi', file_uid: file.uid });
-    expect(api.getWorkspace().messaging_quota.used).toBe(2);
+    const { api, engine, sim } = await testEngine();
+    const file = await api.uploadFile({ filename: 'a.txt', mimetype: 'text/plain', content: Buffer.from('x') });
+    await sim.setUnreachable('+14155550999', true);
+    const sent = await api.sendToPhone({ phone: '+14155550999', text: 'Hi', file_uid: file.uid });
+    expect((await api.getWorkspace()).messaging_quota.used).toBe(2);
     await engine.workers.runDue();
-    expect(api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'unreachable' });
-    expect(api.getWorkspace().messaging_quota.used).toBe(0);
+    expect(await api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'unreachable' });
+    expect((await api.getWorkspace()).messaging_quota.used).toBe(0);
   });
 
   it('dispatcher: account disconnected after acceptance -> Failed account_not_connected, credits restored', async () => {
-    const { api, engine, sim } = testEngine();
-    const sent = api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
-    sim.disconnect(LOCAL_SENDER);
+    const { api, engine, sim } = await testEngine();
+    const sent = await api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
+    await sim.disconnect(LOCAL_SENDER);
     await engine.workers.runDue();
-    expect(api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'account_not_connected' });
-    expect(api.getWorkspace().messaging_quota.used).toBe(0);
+    expect(await api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'account_not_connected' });
+    expect((await api.getWorkspace()).messaging_quota.used).toBe(0);
   });
 
   it('dispatcher: a driver that throws -> Failed network_error, credits restored', async () => {
@@ -49,36 +50,37 @@ describe('credits: restored when a send fails', () => {
       },
       stop: async () => undefined,
     };
-    const { api, engine } = testEngine({ network: throwing });
-    const sent = api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
+    const { api, engine } = await testEngine({ network: throwing });
+    const sent = await api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
     await engine.workers.runDue();
-    expect(api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'network_error' });
-    expect(api.getWorkspace().messaging_quota.used).toBe(0);
+    expect(await api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'network_error' });
+    expect((await api.getWorkspace()).messaging_quota.used).toBe(0);
   });
 
   it('dispatcher: a message is restored once, even when a stalled process finishes it again', async () => {
     const clock = new FakeClock();
     const db = openDatabase(':memory:');
-    const stalled = new StalledSim(db, clock, false);
-    const zombie = createEngine({ db, clock, random: fixedRandom(), network: stalled });
-    const local = zombie.ensureLocalWorkspace();
+    // Two engines on one connection, as two processes on one database: one stalls inside deliver.
+    const database = new SqliteDatabase(db);
+    const stalled = new StalledSim(database.sql, clock, false);
+    const zombie = createEngine({ database, clock, random: fixedRandom(), network: stalled });
+    const local = await zombie.ensureLocalWorkspace();
     const api = zombie.workspace(local.workspace_id);
-    const survivor = createEngine({ db, clock, random: fixedRandom() });
-    zombie.sim(local.workspace_id).setUnreachable('+14155550999', true);
-    const sent = api.sendToPhone({ phone: '+14155550999', text: 'Hi' });
+    const survivor = createEngine({ database, clock, random: fixedRandom() });
+    await zombie.sim(local.workspace_id).setUnreachable('+14155550999', true);
+    const sent = await api.sendToPhone({ phone: '+14155550999', text: 'Hi' });
 
     const zombieRun = zombie.workers.runDue();
-    await Promise.resolve();
-    expect(stalled.requests).toHaveLength(1);
+    await vi.waitFor(() => expect(stalled.requests).toHaveLength(1));
     clock.advance(zombie.context.config.sendLeaseMs);
     expect(await survivor.workers.runDue()).toBe(1);
-    expect(api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'unreachable' });
+    expect(await api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'unreachable' });
     stalled.release();
     await zombieRun;
 
-    expect(api.getMessage(sent.message_uid).failure_reason).toBe('unreachable');
+    expect((await api.getMessage(sent.message_uid)).failure_reason).toBe('unreachable');
     expect(ledgerRows(db, messageIdOf(db, sent.message_uid), 'restore')).toBe(1);
-    expect(api.getWorkspace().messaging_quota.used).toBe(0);
+    expect((await api.getWorkspace()).messaging_quota.used).toBe(0);
     expect(ledgerSum(db, local.workspace_id)).toBe(0);
   });
 });

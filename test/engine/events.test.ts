@@ -1,41 +1,44 @@
 import { describe, expect, it } from 'vitest';
+import { query } from '../../src/store/sql.js';
 import { countRows, expectSvcError, messageIdOf, recordingSink } from '../support/engine-fixtures.js';
 import { testEngine } from '../support/test-engine.js';
 
 const LOCAL_SENDER = '+15550000001';
+const CREATE_OUTBOX = query('CREATE TABLE IF NOT EXISTS test_outbox (type TEXT NOT NULL)');
+const INSERT_OUTBOX = query('INSERT INTO test_outbox (type) VALUES (@type)');
 
-function withSink() {
+async function withSink() {
   const sink = recordingSink();
-  const t = testEngine({ events: sink.parts });
+  const t = await testEngine({ events: sink.parts });
   sink.clear();
   return { ...t, sink };
 }
 
 describe('events: outgoing', () => {
-  it('sendToPhone: chat:created + chat:sent:created at acceptance for a new contact, none for the second message', () => {
-    const { api, sink } = withSink();
-    const first = api.sendToPhone({ phone: '+14155550123', text: 'one' });
+  it('sendToPhone: chat:created + chat:sent:created at acceptance for a new contact, none for the second message', async () => {
+    const { api, sink } = await withSink();
+    const first = await api.sendToPhone({ phone: '+14155550123', text: 'one' });
     expect(sink.events).toEqual([
       { type: 'chat:created', workspaceId: expect.any(Number), chatId: first.chat_id },
       { type: 'chat:sent:created', workspaceId: expect.any(Number), chatId: first.chat_id },
     ]);
     sink.clear();
-    api.sendToPhone({ phone: '+14155550123', text: 'two' });
+    await api.sendToPhone({ phone: '+14155550123', text: 'two' });
     expect(sink.events).toEqual([]);
   });
 
   it('runDue: message:sent:new + message:new when the dispatcher sends, nothing when it fails', async () => {
-    const { api, engine, sim, sink, clock, db } = withSink();
-    sim.setUnreachable('+14155550999', true);
-    const lost = api.sendToPhone({ phone: '+14155550999', text: 'lost' });
+    const { api, engine, sim, sink, clock, db } = await withSink();
+    await sim.setUnreachable('+14155550999', true);
+    const lost = await api.sendToPhone({ phone: '+14155550999', text: 'lost' });
     sink.clear();
     expect(await engine.workers.runDue()).toBe(1);
-    expect(api.getMessage(lost.message_uid).status).toBe('Failed');
+    expect((await api.getMessage(lost.message_uid)).status).toBe('Failed');
     expect(sink.events).toEqual([]);
 
     clock.advance(2000);
-    const sent = api.sendToChat(lost.chat_id, { text: 'retry' });
-    sim.setUnreachable('+14155550999', false);
+    const sent = await api.sendToChat(lost.chat_id, { text: 'retry' });
+    await sim.setUnreachable('+14155550999', false);
     expect(sink.events).toEqual([]);
     expect(await engine.workers.runDue()).toBe(1);
     const messageId = messageIdOf(db, sent.message_uid);
@@ -45,19 +48,23 @@ describe('events: outgoing', () => {
     ]);
   });
 
-  it('sendToPhone: a send refused for quota leaves nothing in a transactional outbox', () => {
+  it('sendToPhone: a send refused for quota leaves nothing in a transactional outbox', async () => {
     const sink = recordingSink();
-    const t = testEngine({
-      events: (ctx) => {
-        ctx.db.exec('CREATE TABLE IF NOT EXISTS test_outbox (type TEXT NOT NULL)');
-        const insert = ctx.db.prepare('INSERT INTO test_outbox (type) VALUES (?)');
-        return { emit: (event) => (sink.events.push(event), void insert.run(event.type)) };
-      },
+    const t = await testEngine({
+      events: () => ({
+        // Written through the transaction the event happened in, so it rolls back with it.
+        emit: async (tx, event) => {
+          sink.events.push(event);
+          await tx.sql.run(CREATE_OUTBOX);
+          await tx.sql.run(INSERT_OUTBOX, { type: event.type });
+        },
+      }),
     });
-    t.engine.admin.updateWorkspace(t.local.workspace_id, { quota: 0 });
+    t.db.exec('CREATE TABLE IF NOT EXISTS test_outbox (type TEXT NOT NULL)');
+    await t.engine.admin.updateWorkspace(t.local.workspace_id, { quota: 0 });
     const before = countRows(t.db, 'test_outbox');
     sink.clear();
-    expectSvcError(() => t.api.sendToPhone({ phone: '+14155550123', text: 'over quota' }), 'quota_exceeded');
+    await expectSvcError(() => t.api.sendToPhone({ phone: '+14155550123', text: 'over quota' }), 'quota_exceeded');
     expect(countRows(t.db, 'test_outbox')).toBe(before);
     // A sink that is not transactional still hears the rolled-back chat:created (reported as a design issue).
     expect(sink.types()).toEqual(['chat:created', 'chat:sent:created']);
@@ -65,45 +72,45 @@ describe('events: outgoing', () => {
 });
 
 describe('events: incoming, chats and accounts', () => {
-  it('sim receive: chat:created + chat:received:created + message:received:new + message:new', () => {
-    const { sim, sink } = withSink();
-    const got = sim.receive({ from: '+4915112345678', to: LOCAL_SENDER, text: 'Hallo' });
+  it('sim receive: chat:created + chat:received:created + message:received:new + message:new', async () => {
+    const { sim, sink } = await withSink();
+    const got = await sim.receive({ from: '+4915112345678', to: LOCAL_SENDER, text: 'Hallo' });
     expect(sink.types()).toEqual(['chat:created', 'chat:received:created', 'message:received:new', 'message:new']);
     expect(sink.events.filter((e) => 'chatId' in e).map((e) => ('chatId' in e ? e.chatId : 0))).toEqual([got.chat_id, got.chat_id]);
     sink.clear();
-    sim.receive({ from: '+4915112345678', to: LOCAL_SENDER, text: 'again' });
+    await sim.receive({ from: '+4915112345678', to: LOCAL_SENDER, text: 'again' });
     expect(sink.types()).toEqual(['message:received:new', 'message:new']);
   });
 
-  it('updateChat: chat:assigned on a new responsible, chat:unassigned on "", nothing when unchanged', () => {
-    const { api, sink } = withSink();
-    const { chat_id } = api.sendToPhone({ phone: '+14155550123', text: 'x' });
+  it('updateChat: chat:assigned on a new responsible, chat:unassigned on "", nothing when unchanged', async () => {
+    const { api, sink } = await withSink();
+    const { chat_id } = await api.sendToPhone({ phone: '+14155550123', text: 'x' });
     sink.clear();
-    expect(api.updateChat(chat_id, { responsible: 'ann@example.com' })).toMatchObject({ responsible_email: 'ann@example.com' });
-    api.updateChat(chat_id, { responsible: 'ann@example.com' });
-    api.updateChat(chat_id, { name: 'Renamed' });
-    api.updateChat(chat_id, { responsible: '' });
-    api.updateChat(chat_id, { responsible: '' });
+    expect(await api.updateChat(chat_id, { responsible: 'ann@example.com' })).toMatchObject({ responsible_email: 'ann@example.com' });
+    await api.updateChat(chat_id, { responsible: 'ann@example.com' });
+    await api.updateChat(chat_id, { name: 'Renamed' });
+    await api.updateChat(chat_id, { responsible: '' });
+    await api.updateChat(chat_id, { responsible: '' });
     expect(sink.events).toEqual([
       { type: 'chat:assigned', workspaceId: expect.any(Number), chatId: chat_id },
       { type: 'chat:unassigned', workspaceId: expect.any(Number), chatId: chat_id },
     ]);
   });
 
-  it('sim connect, suspend, resume, disconnect: messenger:account:* events', () => {
-    const { sim, sink, api } = withSink();
-    sim.connect({ phone: '+15550007001' });
-    sim.suspend('+15550007001');
-    sim.resume('+15550007001');
-    sim.disconnect('+15550007001');
-    expect(() => sim.resume('+15550007001')).toThrow();
+  it('sim connect, suspend, resume, disconnect: messenger:account:* events', async () => {
+    const { sim, sink, api } = await withSink();
+    await sim.connect({ phone: '+15550007001' });
+    await sim.suspend('+15550007001');
+    await sim.resume('+15550007001');
+    await sim.disconnect('+15550007001');
+    await expect(sim.resume('+15550007001')).rejects.toThrow();
     expect(sink.types()).toEqual([
       'messenger:account:connected',
       'messenger:account:suspended',
       'messenger:account:resumed',
       'messenger:account:disconnected',
     ]);
-    const id = api.listAccounts().items.find((a) => a.phone === '+15550007001')?.id;
+    const id = (await api.listAccounts()).items.find((a) => a.phone === '+15550007001')?.id;
     expect(sink.events.every((e) => 'accountId' in e && e.accountId === id)).toBe(true);
   });
 });

@@ -4,9 +4,9 @@ import { testEngine } from '../support/test-engine.js';
 
 const CONTENT = Buffer.from('attachment bytes \u0000\u00ff');
 
-function uploaded() {
-  const t = testEngine();
-  const file = t.api.uploadFile({ filename: 'report.bin', mimetype: 'application/octet-stream', content: CONTENT });
+async function uploaded() {
+  const t = await testEngine();
+  const file = await t.api.uploadFile({ filename: 'report.bin', mimetype: 'application/octet-stream', content: CONTENT });
   return { ...t, file };
 }
 
@@ -21,61 +21,61 @@ function linkParts(url: string) {
 }
 
 describe('files: upload and pre-signed download', () => {
-  it('getFile: has a temporary_download_url valid 15 minutes; download returns the bytes', () => {
-    const { api, engine, file, clock } = uploaded();
+  it('getFile: has a temporary_download_url valid 15 minutes; download returns the bytes', async () => {
+    const { api, engine, file, clock } = await uploaded();
     expect(file).toMatchObject({ filename: 'report.bin', size: CONTENT.byteLength });
-    const got = api.getFile(file.uid);
+    const got = await api.getFile(file.uid);
     expect(got.temporary_download_url).toMatch(/^http:\/\/127\.0\.0\.1:8080\/files\//);
     expect(Date.parse(got.expires_at ?? '')).toBe(clock.now() + 15 * 60 * 1000);
     const { uid, expires, signature } = linkParts(got.temporary_download_url ?? '');
     expect(uid).toBe(file.uid);
-    const downloaded = engine.download(uid, expires, signature);
+    const downloaded = await engine.download(uid, expires, signature);
     expect(downloaded).toMatchObject({ filename: 'report.bin', mimetype: 'application/octet-stream' });
     expect(Buffer.compare(downloaded.content, CONTENT)).toBe(0);
   });
 
-  it('getFile: links start with the linkBase given to the workspace API', () => {
-    const { engine, local, file } = uploaded();
-    const url = engine.workspace(local.workspace_id, { linkBase: 'https://svc.example.com/' }).getFile(file.uid).temporary_download_url;
+  it('getFile: links start with the linkBase given to the workspace API', async () => {
+    const { engine, local, file } = await uploaded();
+    const url = (await engine.workspace(local.workspace_id, { linkBase: 'https://svc.example.com/' }).getFile(file.uid)).temporary_download_url;
     expect(url).toMatch(/^https:\/\/svc\.example\.com\/files\/[^/]+\?expires=\d+&signature=/);
   });
 
-  it('download: a tampered signature, a moved expiry or another uid is not_found', () => {
-    const { api, engine, file } = uploaded();
-    const other = api.uploadFile({ filename: 'other', mimetype: 'text/plain', content: Buffer.from('o') });
-    const { uid, expires, signature } = linkParts(api.getFile(file.uid).temporary_download_url ?? '');
+  it('download: a tampered signature, a moved expiry or another uid is not_found', async () => {
+    const { api, engine, file } = await uploaded();
+    const other = await api.uploadFile({ filename: 'other', mimetype: 'text/plain', content: Buffer.from('o') });
+    const { uid, expires, signature } = linkParts((await api.getFile(file.uid)).temporary_download_url ?? '');
     const flipped = (signature[0] === 'A' ? 'B' : 'A') + signature.slice(1);
-    expectSvcError(() => engine.download(uid, expires, flipped), 'not_found');
-    expectSvcError(() => engine.download(uid, expires, ''), 'not_found');
-    expectSvcError(() => engine.download(uid, expires + 3600, signature), 'not_found');
-    expectSvcError(() => engine.download(other.uid, expires, signature), 'not_found');
+    await expectSvcError(() => engine.download(uid, expires, flipped), 'not_found');
+    await expectSvcError(() => engine.download(uid, expires, ''), 'not_found');
+    await expectSvcError(() => engine.download(uid, expires + 3600, signature), 'not_found');
+    await expectSvcError(() => engine.download(other.uid, expires, signature), 'not_found');
   });
 
-  it('download: valid until 15 minutes, not_found 15 minutes and 1 second later', () => {
-    const { api, engine, file, clock } = uploaded();
-    const { uid, expires, signature } = linkParts(api.getFile(file.uid).temporary_download_url ?? '');
+  it('download: valid until 15 minutes, not_found 15 minutes and 1 second later', async () => {
+    const { api, engine, file, clock } = await uploaded();
+    const { uid, expires, signature } = linkParts((await api.getFile(file.uid)).temporary_download_url ?? '');
     clock.advance(15 * 60 * 1000 - 1);
-    expect(engine.download(uid, expires, signature).content.byteLength).toBe(CONTENT.byteLength);
+    expect((await engine.download(uid, expires, signature)).content.byteLength).toBe(CONTENT.byteLength);
     clock.advance(1001);
-    expectSvcError(() => engine.download(uid, expires, signature), 'not_found');
+    await expectSvcError(() => engine.download(uid, expires, signature), 'not_found');
   });
 
-  it('deleteFile: then getFile, download and sending it are not_found', () => {
-    const { api, engine, file } = uploaded();
-    const { uid, expires, signature } = linkParts(api.getFile(file.uid).temporary_download_url ?? '');
-    expect(api.deleteFile(file.uid)).toEqual({ deleted: true, uid: file.uid });
-    expectSvcError(() => api.getFile(file.uid), 'not_found');
-    expectSvcError(() => engine.download(uid, expires, signature), 'not_found');
-    expectSvcError(() => api.sendToPhone({ phone: '+14155550123', file_uid: file.uid }), 'not_found');
-    expectSvcError(() => api.deleteFile(file.uid), 'not_found');
-    expect(api.listFiles(1).items).toEqual([]);
+  it('deleteFile: then getFile, download and sending it are not_found', async () => {
+    const { api, engine, file } = await uploaded();
+    const { uid, expires, signature } = linkParts((await api.getFile(file.uid)).temporary_download_url ?? '');
+    expect(await api.deleteFile(file.uid)).toEqual({ deleted: true, uid: file.uid });
+    await expectSvcError(() => api.getFile(file.uid), 'not_found');
+    await expectSvcError(() => engine.download(uid, expires, signature), 'not_found');
+    await expectSvcError(() => api.sendToPhone({ phone: '+14155550123', file_uid: file.uid }), 'not_found');
+    await expectSvcError(() => api.deleteFile(file.uid), 'not_found');
+    expect((await api.listFiles(1)).items).toEqual([]);
   });
 
-  it('getFile: a file of another workspace is not_found, and is not listed or deletable there', () => {
-    const { engine, file } = uploaded();
-    const other = engine.workspace(engine.admin.createWorkspace({ name: 'Other' }).workspace_id);
-    expectSvcError(() => other.getFile(file.uid), 'not_found');
-    expectSvcError(() => other.deleteFile(file.uid), 'not_found');
-    expect(other.listFiles(1).items).toEqual([]);
+  it('getFile: a file of another workspace is not_found, and is not listed or deletable there', async () => {
+    const { engine, file } = await uploaded();
+    const other = engine.workspace((await engine.admin.createWorkspace({ name: 'Other' })).workspace_id);
+    await expectSvcError(() => other.getFile(file.uid), 'not_found');
+    await expectSvcError(() => other.deleteFile(file.uid), 'not_found');
+    expect((await other.listFiles(1)).items).toEqual([]);
   });
 });

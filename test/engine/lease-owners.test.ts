@@ -20,21 +20,21 @@ describe('lease owners', () => {
   });
 
   it('send dispatcher: a job leased by a dead process is taken over at once, not after the lease', async () => {
-    const t = testEngine();
-    const sent = t.api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
-    const jobs = t.engine.context.stores.jobs;
-    const job = t.engine.context.db.prepare<[], { id: number }>('SELECT id FROM jobs').get()!;
-    jobs.lease(job.id, `${hostname()}:${deadPid()}:dead`, t.clock.now() + 30_000);
+    const t = await testEngine();
+    const sent = await t.api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
+    const jobs = t.ctx.stores.jobs;
+    const job = t.db.prepare<[], { id: number }>('SELECT id FROM jobs').get()!;
+    await jobs.lease(job.id, `${hostname()}:${deadPid()}:dead`, t.clock.now() + 30_000);
     expect(await t.engine.workers.runDue()).toBe(1);
-    expect(t.api.getMessage(sent.message_uid).status).toBe('Sent');
+    expect((await t.api.getMessage(sent.message_uid)).status).toBe('Sent');
   });
 
   it('send dispatcher: a job leased by a live process waits for its lease', async () => {
-    const t = testEngine();
-    const sent = t.api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
-    const job = t.engine.context.db.prepare<[], { id: number }>('SELECT id FROM jobs').get()!;
-    t.engine.context.stores.jobs.lease(job.id, `${hostname()}:${process.ppid}:alive`, t.clock.now() + 30_000);
+    const t = await testEngine();
+    const sent = await t.api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
+    const job = t.db.prepare<[], { id: number }>('SELECT id FROM jobs').get()!;
+    await t.ctx.stores.jobs.lease(job.id, `${hostname()}:${process.ppid}:alive`, t.clock.now() + 30_000);
     expect(await t.engine.workers.runDue()).toBe(0);
-    expect(t.api.getMessage(sent.message_uid).status).toBe('Pending');
+    expect((await t.api.getMessage(sent.message_uid)).status).toBe('Pending');
   });
 });

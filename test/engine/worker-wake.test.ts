@@ -60,13 +60,13 @@ describe('worker runner wake', () => {
     await workers.stop();
   });
 
-  it('accepting a send wakes the send dispatcher of this process', () => {
-    const { engine, api } = testEngine();
+  it('accepting a send wakes the send dispatcher of this process', async () => {
+    const { engine, api } = await testEngine();
     const woken: string[] = [];
     engine.context.wake = (name) => woken.push(name);
-    api.sendToPhone({ phone: '+14155550123', text: 'Hello' });
+    await api.sendToPhone({ phone: '+14155550123', text: 'Hello' });
     expect(woken).toEqual(['send']);
-    expect(() => api.sendToPhone({ phone: 'nope', text: 'Hello' })).toThrow();
+    await expect(api.sendToPhone({ phone: 'nope', text: 'Hello' })).rejects.toThrow();
     expect(woken).toEqual(['send']);
   });
 });

@@ -25,9 +25,9 @@ describe('hostile input: bytes', () => {
   const internalErrors: unknown[] = [];
 
   beforeAll(async () => {
-    const t = testEngine();
+    const t = await testEngine();
     token = t.local.token;
-    t.sim.connect({ phone: '+15550009999' });
+    await t.sim.connect({ phone: '+15550009999' });
     app = buildServer({ engine: t.engine, rateLimitPerMinute: 0, onInternalError: (error) => internalErrors.push(error) });
     await app.ready();
   });

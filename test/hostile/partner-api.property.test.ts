@@ -7,7 +7,7 @@ import { RUNS, expectAlive, expectCleanRefusal, hostileBody, hostileId } from '.
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type Route = [method: Method, path: (id: string, userId: string) => string];
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 let workspaceId = '';
 let userId = '';
 let hookId = '';
@@ -85,14 +85,14 @@ function expectPartnerAnswer(response: { statusCode: number; body: string }): vo
 }
 
 beforeAll(async () => {
-  fx = partnerFixture();
+  fx = await partnerFixture();
   fx.app.addHook('onRoute', (route) => {
     if (route.config?.skipAuth !== true) for (const m of [route.method].flat()) if (m !== 'HEAD') servedRoutes.push(`${m} ${route.url}`);
   });
   await fx.app.ready();
-  const hook = fx.api.webhooks().create({ event_type: 'api-token:rotated', url: 'https://example.com/hook', enabled: true });
+  const hook = await fx.api.webhooks().create({ event_type: 'api-token:rotated', url: 'https://example.com/hook', enabled: true });
   hookId = String(hook.id);
-  deliveryId = String(fx.api.webhooks().test(hook.id).id);
+  deliveryId = String((await fx.api.webhooks().test(hook.id)).id);
   const ws = await fx.call('POST', '/workspaces', { display_name: 'Target', seats_purchased: 50 });
   workspaceId = String(ws.body.data.workspace_id);
   const users = await fx.call('POST', `/workspaces/${workspaceId}/users`, { count: 1 });

@@ -37,9 +37,9 @@ describe('hostile input: Public API', () => {
   let token: string;
 
   beforeAll(async () => {
-    const t = testEngine();
+    const t = await testEngine();
     token = t.local.token;
-    t.api.sendToPhone({ phone: '+14155550123', text: 'seed' });
+    await t.api.sendToPhone({ phone: '+14155550123', text: 'seed' });
     app = buildServer({ engine: t.engine, rateLimitPerMinute: 0, bodyLimitBytes: 1024 * 1024 });
     await app.ready();
   });

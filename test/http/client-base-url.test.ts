@@ -5,13 +5,13 @@ import { createPartnerHttpClient } from '../../src/client/partner-http-client.js
 import { SvcError } from '../../src/engine/errors.js';
 import { partnerFixture } from '../partner/partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 let origin: string;
 let token: string;
 beforeAll(async () => {
-  fx = partnerFixture();
+  fx = await partnerFixture();
   origin = (await fx.app.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1');
-  token = fx.api.getApiToken(fx.api.createWorkspace({ display_name: 'W', seats_purchased: 1 }).workspace_id).token;
+  token = (await fx.api.getApiToken((await fx.api.createWorkspace({ display_name: 'W', seats_purchased: 1 })).workspace_id)).token;
 });
 afterAll(async () => {
   await fx.app.close();

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { partnerFixture } from '../partner/partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {
   await fx.app.close();
   await fx.engine.close();
@@ -15,7 +15,7 @@ const get = (url: string, accept?: string) => fx.app.inject({ method: 'GET', url
 
 describe('/connect error pages', () => {
   it('GET /connect/...: an unknown, cut-short or over-long link is a 404 page for a browser, wherever the path ends', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     for (const url of [`/connect/${UNKNOWN_CODE}`, '/connect/abc', '/connect/', `/connect/${UNKNOWN_CODE}/extra`]) {
       const page = await get(url, BROWSER);
       expect(page.statusCode, url).toBe(404);
@@ -27,7 +27,7 @@ describe('/connect error pages', () => {
   });
 
   it('GET /connect/...: API clients and scripts keep the JSON error body with a hint', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     for (const accept of ['application/json', '*/*', undefined]) {
       for (const url of [`/connect/${UNKNOWN_CODE}`, '/connect/abc', `/connect/${UNKNOWN_CODE}/extra`]) {
         const response = await get(url, accept);
@@ -43,7 +43,7 @@ describe('/connect error pages', () => {
   });
 
   it('GET /connect/{code}?display_mode=embedding: the 404 page stays framable inside the partner app', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const page = await get(`/connect/${UNKNOWN_CODE}?display_mode=embedding`, BROWSER);
     expect(page.statusCode).toBe(404);
     expect(page.headers['x-frame-options']).toBeUndefined();
@@ -51,10 +51,10 @@ describe('/connect error pages', () => {
   });
 
   it('GET /connect/{code}: an expired link is a 410 page for a browser and a 410 `gone` body for an API client', async () => {
-    fx = partnerFixture();
-    const { workspace_id } = fx.api.createWorkspace({ display_name: 'W', seats_purchased: 1 });
-    const [user] = fx.api.createUsers(workspace_id, { count: 1 });
-    const path = new URL(fx.api.createQrLink(workspace_id, user!.user_id, { expires_in_hours: 1 }).qr_link).pathname;
+    fx = await partnerFixture();
+    const { workspace_id } = await fx.api.createWorkspace({ display_name: 'W', seats_purchased: 1 });
+    const [user] = await fx.api.createUsers(workspace_id, { count: 1 });
+    const path = new URL((await fx.api.createQrLink(workspace_id, user!.user_id, { expires_in_hours: 1 })).qr_link).pathname;
     expect((await get(path, BROWSER)).statusCode).toBe(200);
     fx.clock.advance(2 * 3600_000);
     const page = await get(path, BROWSER);

@@ -11,7 +11,7 @@ describe('error hints over HTTP', () => {
   let base: string;
 
   beforeAll(async () => {
-    const t = testEngine();
+    const t = await testEngine();
     token = t.local.token;
     app = buildServer({ engine: t.engine, rateLimitPerMinute: 0 });
     base = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api`;

@@ -108,7 +108,7 @@ export function createFakeEngine(): FakeEngine {
   const templates: AttachmentTemplateDto[] = [];
   let pending: unknown;
   let counter = 0;
-  const guard = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => {
+  const guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
     if (pending !== undefined) {
       const error = pending;
       pending = undefined;
@@ -123,18 +123,18 @@ export function createFakeEngine(): FakeEngine {
   const workspace = (workspaceId: number, options?: { linkBase?: string }): WorkspaceApi => {
     log.linkBases.push(options?.linkBase);
     const api: WorkspaceApi = {
-      sendToPhone: () => sent(),
-      sendToChatName: () => sent(),
-      sendToChat: () => sent(),
-      getMessage: (uid) => message(uid),
-      listChats: (page) => pageOf([chat(1), chat(2)], page),
-      getChat: (id) => {
+      sendToPhone: async () => sent(),
+      sendToChatName: async () => sent(),
+      sendToChat: async () => sent(),
+      getMessage: async (uid) => message(uid),
+      listChats: async (page) => pageOf([chat(1), chat(2)], page),
+      getChat: async (id) => {
         if (id > 100) throw notFound(`Chat ${id}`);
         return chat(id);
       },
-      updateChat: (id, input) => ({ ...chat(id), ...(input.name === undefined ? {} : { name: input.name }) }),
-      listChatMessages: (_id, page) => pageOf([message('msg_a')], page),
-      uploadFile: (input) => {
+      updateChat: async (id, input) => ({ ...chat(id), ...(input.name === undefined ? {} : { name: input.name }) }),
+      listChatMessages: async (_id, page) => pageOf([message('msg_a')], page),
+      uploadFile: async (input) => {
         const uid = `file_${++counter}`;
         const stored: StoredFile = {
           uid,
@@ -147,8 +147,8 @@ export function createFakeEngine(): FakeEngine {
         files.set(uid, stored);
         return publicFile(stored);
       },
-      listFiles: (page) => pageOf([...files.values()].map(publicFile), page),
-      getFile: (uid) => {
+      listFiles: async (page) => pageOf([...files.values()].map(publicFile), page),
+      getFile: async (uid) => {
         const file = files.get(uid);
         if (file === undefined) throw notFound(`File ${uid}`);
         return {
@@ -157,14 +157,14 @@ export function createFakeEngine(): FakeEngine {
           expires_at: CREATED_AT,
         };
       },
-      deleteFile: (uid) => {
+      deleteFile: async (uid) => {
         if (!files.delete(uid)) throw notFound(`File ${uid}`);
         return { deleted: true, uid };
       },
-      listAccounts: () => ({ items: [account], page: 1, has_more_pages: false }),
-      getWorkspace: () => ({ ...workspaceDto, id: workspaceId }),
-      listTemplates: (page) => pageOf(templates, page),
-      createTemplate: (input) => {
+      listAccounts: async () => ({ items: [account], page: 1, has_more_pages: false }),
+      getWorkspace: async () => ({ ...workspaceDto, id: workspaceId }),
+      listTemplates: async (page) => pageOf(templates, page),
+      createTemplate: async (input) => {
         const template = { id: templates.length + 1, name: input.name, file_uid: input.file_uid, created_at: CREATED_AT };
         templates.push(template);
         return template;
@@ -175,13 +175,13 @@ export function createFakeEngine(): FakeEngine {
 
   const sim = (): SimApi => {
     const api: SimApi = {
-      connect: (input) => ({ phone: input.phone, status: 'connected' }),
-      receive: () => ({ message_uid: `msg_${++counter}`, chat_id: 1 }),
-      react: (input) => ({ message_uid: input.message_uid, reactions: { [input.emoji]: '1' } }),
-      disconnect: (phone) => ({ phone, status: 'disconnected' }),
-      suspend: (phone) => ({ phone, status: 'suspended' }),
-      resume: (phone) => ({ phone, status: 'connected' }),
-      setUnreachable: (phone, unreachable) => ({ phone, unreachable }),
+      connect: async (input) => ({ phone: input.phone, status: 'connected' }),
+      receive: async () => ({ message_uid: `msg_${++counter}`, chat_id: 1 }),
+      react: async (input) => ({ message_uid: input.message_uid, reactions: { [input.emoji]: '1' } }),
+      disconnect: async (phone) => ({ phone, status: 'disconnected' }),
+      suspend: async (phone) => ({ phone, status: 'suspended' }),
+      resume: async (phone) => ({ phone, status: 'connected' }),
+      setUnreachable: async (phone, unreachable) => ({ phone, unreachable }),
     };
     return Object.fromEntries(Object.entries(api).map(([key, fn]) => [key, guard(fn as never)])) as unknown as SimApi;
   };
@@ -195,8 +195,8 @@ export function createFakeEngine(): FakeEngine {
     failNext: (error) => {
       pending = error;
     },
-    authenticate: (token) => (token === TOKEN ? 1 : token === OTHER_TOKEN ? 2 : null),
-    ensureLocalWorkspace: () => ({ workspace_id: 1, token: TOKEN }),
+    authenticate: async (token) => (token === TOKEN ? 1 : token === OTHER_TOKEN ? 2 : null),
+    ensureLocalWorkspace: async () => ({ workspace_id: 1, token: TOKEN }),
     workspace,
     // Webhook routes are tested against the real engine (test/webhooks); this fake does not serve them.
     webhooks: () => {
@@ -208,23 +208,22 @@ export function createFakeEngine(): FakeEngine {
     },
     sim,
     admin: {
-      createWorkspace: () => ({ workspace_id: 3, token: 'tok_new' }),
-      updateWorkspace: () => workspaceDto,
-      createPartner: (input) => ({ partner_id: 'ptn_fake00000', partner_secret: 'pts_fake', name: input.name }),
+      createWorkspace: async () => ({ workspace_id: 3, token: 'tok_new' }),
+      updateWorkspace: async () => workspaceDto,
+      createPartner: async (input) => ({ partner_id: 'ptn_fake00000', partner_secret: 'pts_fake', name: input.name }),
     },
     // The partner area is tested against the real engine (test/partner); here it knows no partners.
-    partners: { secretOf: () => null, verifySecret: () => false },
+    partners: { secretOf: async () => null, verifySecret: async () => false },
     partner: () => {
       throw new SvcError('unauthorized', 'no partners in the fake engine');
     },
     connect: {
-      snapshot: () => null,
-      scan: () => {
+      snapshot: async () => null,
+      scan: async () => {
         throw notFound('QR link');
       },
     },
-    grouped: async (fn) => fn(),
-    download: (uid, expires, signature) => {
+    download: async (uid, expires, signature) => {
       const file = files.get(uid);
       if (file === undefined || signature !== 'sig' || expires < 1000) throw notFound('File');
       return { filename: file.filename, mimetype: file.mimetype, content: file.content };
@@ -234,7 +233,7 @@ export function createFakeEngine(): FakeEngine {
       stop: async () => void lifecycle.push('stop'),
       runDue: async () => 0,
     },
-    queueStats: () => ({ webhooks: [], sends: { count: 0, oldestCreatedAt: null }, ownerMail: { count: 0 } }),
+    queueStats: async () => ({ webhooks: [], sends: { count: 0, oldestCreatedAt: null }, ownerMail: { count: 0 } }),
     usePublicUrl: () => undefined,
     close: async () => void lifecycle.push('close'),
   };

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { partnerFixture } from '../partner/partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {
   await fx.app.close();
   await fx.engine.close();
@@ -12,7 +12,7 @@ const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8
 
 describe('newcomer routes', () => {
   it('GET / lists the API, Partner API and OpenAPI addresses; JSON for clients, a page for browsers', async () => {
-    fx = partnerFixture({ publicUrl: 'https://svc.example' });
+    fx = await partnerFixture({ publicUrl: 'https://svc.example' });
     const json = await fx.app.inject({ method: 'GET', url: '/' });
     expect(json.statusCode).toBe(200);
     expect(json.json().data).toMatchObject({
@@ -26,7 +26,7 @@ describe('newcomer routes', () => {
   });
 
   it('a Public API path without /api gets a 404 whose hint names the /api route', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const missing = await fx.app.inject({ method: 'GET', url: '/workspace' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ error_code: 'not_found', hint: 'the Public API is under /api: GET /api/workspace' });
@@ -37,7 +37,7 @@ describe('newcomer routes', () => {
   });
 
   it('a wrong method on an existing path is 405 with Allow and an error body', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const wrong = await fx.app.inject({ method: 'DELETE', url: '/api/messages' });
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers.allow).toBe('POST');
@@ -48,7 +48,7 @@ describe('newcomer routes', () => {
   });
 
   it('/connect: a cut-short or unknown link is a 404 page for people, JSON for API clients; an expired one a 410 page', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const short = await fx.app.inject({ method: 'GET', url: '/connect/abc', headers: { accept: BROWSER } });
     expect(short.statusCode).toBe(404);
     expect(short.headers['content-type']).toMatch(/^text\/html/);
@@ -57,9 +57,9 @@ describe('newcomer routes', () => {
     expect(api.statusCode).toBe(404);
     expect(api.json()).toMatchObject({ error_code: 'not_found' });
 
-    const { workspace_id } = fx.api.createWorkspace({ display_name: 'W', seats_purchased: 1 });
-    const [user] = fx.api.createUsers(workspace_id, { count: 1 });
-    const link = fx.api.createQrLink(workspace_id, user!.user_id, { expires_in_hours: 1 });
+    const { workspace_id } = await fx.api.createWorkspace({ display_name: 'W', seats_purchased: 1 });
+    const [user] = await fx.api.createUsers(workspace_id, { count: 1 });
+    const link = await fx.api.createQrLink(workspace_id, user!.user_id, { expires_in_hours: 1 });
     fx.clock.advance(2 * 3600_000);
     const expired = await fx.app.inject({ method: 'GET', url: new URL(link.qr_link).pathname, headers: { accept: BROWSER } });
     expect(expired.statusCode).toBe(410);

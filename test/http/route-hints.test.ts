@@ -2,9 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partnerFixture } from '../partner/partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
-beforeAll(() => {
-  fx = partnerFixture();
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
+beforeAll(async () => {
+  fx = await partnerFixture();
 });
 afterAll(async () => {
   await fx.app.close();

@@ -16,8 +16,8 @@ describe('serve with the real engine', () => {
   });
 
   const localToken = async (dataDir: string): Promise<string> => {
-    const engine = openEngine({ dataDir, dev: true });
-    const { token } = engine.ensureLocalWorkspace();
+    const engine = await openEngine({ dataDir, dev: true });
+    const { token } = await engine.ensureLocalWorkspace();
     await engine.close();
     return token;
   };

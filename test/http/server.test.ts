@@ -141,7 +141,7 @@ describe('server', () => {
       apiRouteGroups: [
         async (scope, ctx) => {
           scope.get('/extras', { schema: { summary: 'List extras' } }, async (request) =>
-            ok({ workspace: workspaceApi(ctx, request).getWorkspace().id }),
+            ok({ workspace: (await workspaceApi(ctx, request).getWorkspace()).id }),
           );
         },
       ],

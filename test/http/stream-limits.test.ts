@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { STREAMS_PER_CLIENT, STREAMS_PER_LINK, STREAMS_PER_LISTEN_SESSION, createStreamLimiter } from '../../src/http/stream-limits.js';
 import { partnerFixture } from '../partner/partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 const open: Array<{ body: { destroy(): void } }> = [];
 afterEach(async () => {
   for (const stream of open.splice(0)) stream.body.destroy();
@@ -13,7 +13,7 @@ afterEach(async () => {
 });
 
 async function listening(): Promise<string> {
-  fx = partnerFixture();
+  fx = await partnerFixture();
   await fx.app.listen({ port: 0, host: '127.0.0.1' });
   const address = fx.app.server.address() as { port: number };
   return `http://127.0.0.1:${address.port}`;
@@ -69,8 +69,8 @@ describe('event stream caps', () => {
 
   it(`a listen session serves at most ${STREAMS_PER_LISTEN_SESSION} streams`, async () => {
     const base = await listening();
-    const { token, workspace_id } = fx.engine.admin.createWorkspace({ name: 'L' });
-    const session = fx.engine.listen(workspace_id).open({});
+    const { token, workspace_id } = await fx.engine.admin.createWorkspace({ name: 'L' });
+    const session = await fx.engine.listen(workspace_id).open({});
     const url = `${base}/api/webhooks/listen/${session.id}/stream`;
     const auth = { authorization: `Bearer ${token}` };
     for (let i = 0; i < STREAMS_PER_LISTEN_SESSION; i += 1) expect((await stream(url, auth)).statusCode).toBe(200);

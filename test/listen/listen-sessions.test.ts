@@ -8,140 +8,157 @@ import { expectSvcError } from '../support/engine-fixtures.js';
 import { testEngine } from '../support/test-engine.js';
 
 describe('listen sessions (engine)', () => {
-  let t: ReturnType<typeof testEngine>;
+  let t: Awaited<ReturnType<typeof testEngine>>;
   afterEach(async () => t.engine.close());
 
-  const setup = (events?: string[]) => {
+  const setup = async (events?: string[]) => {
     // Real time as the start: standardwebhooks checks the signature's timestamp against the real clock.
-    t = testEngine({ clock: new FakeClock(Date.now()), config: { webhookRetryDelaysMs: [1000, 2000] } });
-    t.sim.connect({ phone: '+15550001' });
+    t = await testEngine({ clock: new FakeClock(Date.now()), config: { webhookRetryDelaysMs: [1000, 2000] } });
+    await t.sim.connect({ phone: '+15550001' });
     const listen = t.engine.listen(t.local.workspace_id);
-    const session = listen.open(events === undefined ? {} : { events });
+    const session = await listen.open(events === undefined ? {} : { events });
     return { listen, session };
   };
   const receive = () => t.sim.receive({ from: '+4915112345', to: '+15550001', text: 'Hi' });
   const count = (sql: string) => (t.db.prepare(sql).get() as { n: number }).n;
 
-  it('open: one listener subscription per event, all 12 by default, signed with the workspace listener secret', () => {
-    const { listen, session } = setup();
+  it('open: one listener subscription per event, all 12 by default, signed with the workspace listener secret', async () => {
+    const { listen, session } = await setup();
     expect(session.events).toHaveLength(12);
     expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE listen_session_id IS NOT NULL')).toBe(12);
-    expect(listen.secret().secret).toBe(session.secret);
-    expect(listen.open({ events: ['chat:created'] }).secret).toBe(session.secret);
-    expect(() => listen.open({ events: ['nope'] })).toThrow(/unknown event/);
+    expect((await listen.secret()).secret).toBe(session.secret);
+    expect((await listen.open({ events: ['chat:created'] })).secret).toBe(session.secret);
+    await expect(listen.open({ events: ['nope'] })).rejects.toThrow(/unknown event/);
   });
 
-  it('claim: hands out due deliveries signed for standardwebhooks, once, until the lease runs out', () => {
-    const { listen, session } = setup(['message:received:new']);
-    receive();
-    const [delivery, ...rest] = listen.claim(session.id);
+  it('claim: hands out due deliveries signed for standardwebhooks, once, until the lease runs out', async () => {
+    const { listen, session } = await setup(['message:received:new']);
+    await receive();
+    const [delivery, ...rest] = await listen.claim(session.id);
     expect(rest).toEqual([]);
     expect(delivery).toMatchObject({ event_type: 'message:received:new', attempt: 1, max_attempts: 3 });
     expect(() => new Webhook(session.secret).verify(delivery!.payload, delivery!.headers)).not.toThrow();
-    expect(listen.claim(session.id)).toEqual([]);
+    expect(await listen.claim(session.id)).toEqual([]);
     t.clock.advance(LISTEN_LEASE_MS);
-    expect(listen.claim(session.id).map((d) => d.id)).toEqual([delivery!.id]);
+    expect((await listen.claim(session.id)).map((d) => d.id)).toEqual([delivery!.id]);
   });
 
-  it('takeOver: a new stream gets at once what the dropped one held; a late result of the old one still counts once', () => {
-    const { listen, session } = setup(['message:received:new']);
-    receive();
-    const [held] = listen.claim(session.id);
-    listen.takeOver(session.id);
-    const [again] = listen.claim(session.id);
+  it('claim: two polls of one session at once hand each delivery out once', async () => {
+    const { listen, session } = await setup(['message:received:new']);
+    for (let i = 0; i < 3; i += 1) await receive();
+    const [a, b] = await Promise.all([listen.claim(session.id), listen.claim(session.id)]);
+    const ids = [...a!, ...b!].map((d) => d.id);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it('takeOver: a new stream gets at once what the dropped one held; a late result of the old one still counts once', async () => {
+    const { listen, session } = await setup(['message:received:new']);
+    await receive();
+    const [held] = await listen.claim(session.id);
+    await listen.takeOver(session.id);
+    const [again] = await listen.claim(session.id);
     expect(again).toMatchObject({ id: held!.id, attempt: 1, webhook_id: held!.webhook_id });
     const result = { delivery_id: held!.id, status_code: 200, duration_ms: 3, error: null };
-    expect(listen.report(session.id, result).status).toBe('succeeded');
-    expectSvcError(() => listen.report(session.id, result), 'conflict');
+    expect((await listen.report(session.id, result)).status).toBe('succeeded');
+    await expectSvcError(() => listen.report(session.id, result), 'conflict');
   });
 
-  it('report: a 500 is retried after the configured delays, then counted once in errors_counter', () => {
-    const { listen, session } = setup(['message:received:new']);
-    receive();
+  it('report: a 500 is retried after the configured delays, then counted once in errors_counter', async () => {
+    const { listen, session } = await setup(['message:received:new']);
+    await receive();
     const fail = (id: number) => listen.report(session.id, { delivery_id: id, status_code: 500, duration_ms: 1, error: 'receiver answered 500' });
-    const [first] = listen.claim(session.id);
-    expect(fail(first!.id)).toMatchObject({ status: 'retry_scheduled', attempt: 1 });
-    expect(listen.claim(session.id)).toEqual([]);
+    const [first] = await listen.claim(session.id);
+    expect(await fail(first!.id)).toMatchObject({ status: 'retry_scheduled', attempt: 1 });
+    expect(await listen.claim(session.id)).toEqual([]);
     t.clock.advance(1000);
-    const [second] = listen.claim(session.id);
+    const [second] = await listen.claim(session.id);
     expect(second).toMatchObject({ id: first!.id, attempt: 2, webhook_id: first!.webhook_id });
-    expect(fail(second!.id).status).toBe('retry_scheduled');
+    expect((await fail(second!.id)).status).toBe('retry_scheduled');
     t.clock.advance(2000);
-    expect(fail(listen.claim(session.id)[0]!.id)).toMatchObject({ status: 'failed', attempt: 3 });
+    expect(await fail((await listen.claim(session.id))[0]!.id)).toMatchObject({ status: 'failed', attempt: 3 });
     expect(count('SELECT errors_counter AS n FROM webhook_subscriptions WHERE listen_session_id IS NOT NULL')).toBe(1);
     expect(count('SELECT COUNT(*) AS n FROM owner_notifications')).toBe(0);
   });
 
-  it('report: another session cannot report a delivery it was not handed', () => {
-    const { listen, session } = setup(['message:received:new']);
-    const other = listen.open({ events: ['message:received:new'] });
-    receive();
-    const [mine] = listen.claim(session.id);
-    expectSvcError(() => listen.report(other.id, { delivery_id: mine!.id, status_code: 200, duration_ms: 1, error: null }), 'conflict');
-    expectSvcError(() => listen.report(session.id, { delivery_id: 999_999, status_code: 200, duration_ms: 1, error: null }), 'conflict');
+  it('report: another session cannot report a delivery it was not handed', async () => {
+    const { listen, session } = await setup(['message:received:new']);
+    const other = await listen.open({ events: ['message:received:new'] });
+    await receive();
+    const [mine] = await listen.claim(session.id);
+    await expectSvcError(() => listen.report(other.id, { delivery_id: mine!.id, status_code: 200, duration_ms: 1, error: null }), 'conflict');
+    await expectSvcError(() => listen.report(session.id, { delivery_id: 999_999, status_code: 200, duration_ms: 1, error: null }), 'conflict');
   });
 
-  it('close: removes the session, its subscriptions and their deliveries; the session is gone afterwards', () => {
-    const { listen, session } = setup();
-    receive();
-    listen.close(session.id);
+  it('close: removes the session, its subscriptions and their deliveries; the session is gone afterwards', async () => {
+    const { listen, session } = await setup();
+    await receive();
+    await listen.close(session.id);
     expect(count('SELECT COUNT(*) AS n FROM listen_sessions')).toBe(0);
     expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions')).toBe(0);
     expect(count('SELECT COUNT(*) AS n FROM webhook_deliveries')).toBe(0);
-    expect(() => listen.claim(session.id)).toThrow(/not found/);
+    await expect(listen.claim(session.id)).rejects.toThrow(/not found/);
   });
 
-  it('open: sessions not seen for the TTL are removed with what they created; seen ones stay', () => {
-    const { listen, session: stale } = setup(['chat:created']);
+  it('open: sessions not seen for the TTL are removed with what they created; seen ones stay', async () => {
+    const { listen, session: stale } = await setup(['chat:created']);
     t.clock.advance(LISTEN_SESSION_TTL_MS / 2);
-    const live = listen.open({ events: ['chat:created'] });
+    const live = await listen.open({ events: ['chat:created'] });
     t.clock.advance(LISTEN_SESSION_TTL_MS / 2 + 1);
-    listen.claim(live.id); // a poll is a heartbeat
-    listen.open({ events: ['chat:created'] });
-    expect(() => listen.get(stale.id)).toThrow(/not found/);
-    expect(listen.get(live.id).id).toBe(live.id);
+    await listen.claim(live.id); // a poll is a heartbeat
+    await listen.open({ events: ['chat:created'] });
+    await expect(listen.get(stale.id)).rejects.toThrow(/not found/);
+    expect((await listen.get(live.id)).id).toBe(live.id);
     expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions')).toBe(2);
   });
 
-  it(`open: at most ${LISTEN_SESSIONS_PER_WORKSPACE} sessions per workspace; one gone for a minute makes room`, () => {
-    const { listen, session: first } = setup(['chat:created']);
-    for (let i = 1; i < LISTEN_SESSIONS_PER_WORKSPACE; i += 1) listen.open({ events: ['chat:created'] });
-    const refused = expectSvcError(() => listen.open({ events: ['chat:created'] }), 'conflict');
+  it(`open: at most ${LISTEN_SESSIONS_PER_WORKSPACE} sessions per workspace; one gone for a minute makes room`, async () => {
+    const { listen, session: first } = await setup(['chat:created']);
+    for (let i = 1; i < LISTEN_SESSIONS_PER_WORKSPACE; i += 1) await listen.open({ events: ['chat:created'] });
+    const refused = await expectSvcError(() => listen.open({ events: ['chat:created'] }), 'conflict');
     expect(refused.message).toMatch(/already has 5 open listen sessions/);
     // Another workspace is not affected.
-    const other = t.engine.admin.createWorkspace({ name: 'Other' });
-    expect(t.engine.listen(other.workspace_id).open({}).id).toMatch(/^ls_/);
+    const other = await t.engine.admin.createWorkspace({ name: 'Other' });
+    expect((await t.engine.listen(other.workspace_id).open({})).id).toMatch(/^ls_/);
     // Every session but the first keeps polling; the first one's stream is gone.
     t.clock.advance(LISTEN_SESSION_TTL_MS - 1000);
     const live = t.db.prepare('SELECT id FROM listen_sessions WHERE workspace_id = ? AND id <> ?').all(t.local.workspace_id, first.id) as Array<{ id: string }>;
-    for (const { id } of live) listen.claim(id);
+    for (const { id } of live) await listen.claim(id);
     t.clock.advance(2000);
-    expect(listen.open({ events: ['chat:created'] }).id).toMatch(/^ls_/);
-    expect(() => listen.get(first.id)).toThrow(/not found/);
+    expect((await listen.open({ events: ['chat:created'] })).id).toMatch(/^ls_/);
+    await expect(listen.get(first.id)).rejects.toThrow(/not found/);
+  });
+
+  it('open: concurrent opens at the limit cannot both get in (the count and the insert are one transaction)', async () => {
+    const { listen } = await setup(['chat:created']);
+    for (let i = 2; i < LISTEN_SESSIONS_PER_WORKSPACE; i += 1) await listen.open({ events: ['chat:created'] });
+    const results = await Promise.allSettled([1, 2, 3].map(() => listen.open({ events: ['chat:created'] })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(count('SELECT COUNT(*) AS n FROM listen_sessions')).toBe(LISTEN_SESSIONS_PER_WORKSPACE);
   });
 
   it('the maintenance sweep closes a session whose stream has been gone a minute, with its subscriptions', async () => {
-    const { listen, session } = setup(['chat:created']);
+    const { listen, session } = await setup(['chat:created']);
     t.clock.advance(LISTEN_SESSION_TTL_MS + 1);
     await createMaintenanceRunner(t.engine.context).runDue();
-    expect(() => listen.get(session.id)).toThrow(/not found/);
+    await expect(listen.get(session.id)).rejects.toThrow(/not found/);
     expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions')).toBe(0);
   });
 
-  it('listener subscriptions never use up the ids `webhooks create` hands out', () => {
-    const { listen } = setup();
+  it('listener subscriptions never use up the ids `webhooks create` hands out', async () => {
+    const { listen } = await setup();
     const hooks = t.engine.webhooks(t.local.workspace_id);
-    const before = hooks.create({ url: 'https://hooks.example.com/a', event_type: 'chat:created' });
-    for (let i = 0; i < 3; i += 1) listen.close(listen.open({}).id);
-    listen.open({});
-    const after = hooks.create({ url: 'https://hooks.example.com/b', event_type: 'chat:created' });
+    const before = await hooks.create({ url: 'https://hooks.example.com/a', event_type: 'chat:created' });
+    for (let i = 0; i < 3; i += 1) await listen.close((await listen.open({})).id);
+    await listen.open({});
+    const after = await hooks.create({ url: 'https://hooks.example.com/b', event_type: 'chat:created' });
     expect(after.id).toBe(before.id + 1);
     expect(count('SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE listen_session_id IS NOT NULL AND id < 0')).toBeGreaterThan(0);
   });
 
-  it('other workspaces cannot see a session', () => {
-    const { session } = setup();
-    const other = t.engine.admin.createWorkspace({ name: 'Other' });
-    expect(() => t.engine.listen(other.workspace_id).get(session.id)).toThrow(/not found/);
+  it('other workspaces cannot see a session', async () => {
+    const { session } = await setup();
+    const other = await t.engine.admin.createWorkspace({ name: 'Other' });
+    await expect(t.engine.listen(other.workspace_id).get(session.id)).rejects.toThrow(/not found/);
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../src/http/build-server.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { DocumentChecker } from './document-checker.js';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -22,11 +23,11 @@ interface Server {
 
 /** A server on 127.0.0.1 port 0 with one workspace and one connected account; `dev` picks the URL policy. */
 async function startServer(dev: boolean): Promise<Server> {
-  const engine = createEngine({ db: openDatabase(':memory:'), config: { dev } });
+  const engine = createEngine({ database: new SqliteDatabase(openDatabase(':memory:')), config: { dev } });
   const app = buildServer({ engine, rateLimitPerMinute: 0 });
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
-  const { workspace_id: ws, token } = engine.admin.createWorkspace({ name: 'Rules', quota: 1000 });
-  engine.sim(ws).connect({ phone: '+15550003001' });
+  const { workspace_id: ws, token } = await engine.admin.createWorkspace({ name: 'Rules', quota: 1000 });
+  await engine.sim(ws).connect({ phone: '+15550003001' });
   const doc = (await (await fetch(`${origin}/api/openapi.json`)).json()) as Doc;
   return {
     origin, token, doc,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../src/http/build-server.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { EVENT_TYPES } from '../../src/webhooks/payload.js';
 import { PARTNER_EVENTS } from '../../src/engine/events.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../webhooks/helpers.js';
@@ -22,7 +23,7 @@ let rx: Receiver;
 let docs: { api: Doc; partner: Doc };
 beforeAll(async () => {
   // Dev URL policy, so subscriptions may point at the receiver on 127.0.0.1; real workers and HTTP deliveries.
-  engine = createEngine({ db: openDatabase(':memory:'), config: { dev: true } });
+  engine = createEngine({ database: new SqliteDatabase(openDatabase(':memory:')), config: { dev: true } });
   engine.workers.start();
   app = buildServer({ engine, rateLimitPerMinute: 0 });
   origin = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -69,29 +70,29 @@ function problemsOf(doc: Doc, checker: DocumentChecker, event: string, request: 
 
 describe('webhooks sections against real deliveries', () => {
   it('all 12 workspace and 6 partner events: each body matches its documented schema, with its signature headers', async () => {
-    const created = engine.admin.createPartner({ name: 'Doc check' });
+    const created = await engine.admin.createPartner({ name: 'Doc check' });
     const partner = { partnerId: created.partner_id, secret: created.partner_secret };
     for (const event of PARTNER_EVENTS) await call('POST', '/partner/webhooks', partner, { event_type: event, url: `${rx.url}/partner/${event}` });
     const { workspace_id: ws } = await call<{ workspace_id: number }>('POST', '/partner/workspaces', partner, { display_name: 'Shop', seats_purchased: 2 });
-    engine.admin.updateWorkspace(ws, { quota: 10, plan: 'business', send_interval_ms: 0 });
+    await engine.admin.updateWorkspace(ws, { quota: 10, plan: 'business', send_interval_ms: 0 });
     const { token } = await call<{ token: string }>('GET', `/partner/workspaces/${ws}/api-token`, partner);
     for (const event of EVENT_TYPES) await call('POST', '/api/webhooks', { token }, { event_type: event, url: `${rx.url}/workspace/${event}` });
 
     const [user] = await call<Array<{ user_id: number }>>('POST', `/partner/workspaces/${ws}/users`, partner, { count: 1 });
     const { qr_link } = await call<{ qr_link: string }>('POST', `/partner/workspaces/${ws}/users/${user!.user_id}/qr`, partner, {});
     const phone = '+15550007001';
-    engine.connect.scan({ qr_link, phone }); // messenger:account:connected, messenger_account:connected
+    await engine.connect.scan({ qr_link, phone }); // messenger:account:connected, messenger_account:connected
     await call('POST', `/partner/workspaces/${ws}/users`, partner, { count: 1 }); // workspace:seats_full
     // A contact writes first: message:new, message:received:new, chat:created, chat:received:created.
-    engine.sim(ws).receive({ from: '+4915112347001', to: phone, text: 'Hello' });
+    await engine.sim(ws).receive({ from: '+4915112347001', to: phone, text: 'Hello' });
     // The workspace writes first, with an attachment: chat:sent:created, message:sent:new once sent.
-    const file = engine.workspace(ws).uploadFile({ filename: 'a.txt', mimetype: 'text/plain', content: Buffer.from('hi') });
+    const file = await engine.workspace(ws).uploadFile({ filename: 'a.txt', mimetype: 'text/plain', content: Buffer.from('hi') });
     const sent = await call<{ chat_id: number }>('POST', '/api/messages', { token }, { phone: '+4915112347002', text: 'Hi', file_uid: file.uid });
     await call('PATCH', `/api/chats/${sent.chat_id}`, { token }, { responsible: 'ann@example.com' }); // chat:assigned
     await call('PATCH', `/api/chats/${sent.chat_id}`, { token }, { responsible: '' }); // chat:unassigned
     for (let i = 0; i < 8; i += 1) await call('POST', '/api/messages', { token }, { phone: `+41445550${i}00`, text: `n${i}` }); // quota alerts
-    engine.sim(ws).suspend(phone);
-    engine.sim(ws).resume(phone);
+    await engine.sim(ws).suspend(phone);
+    await engine.sim(ws).resume(phone);
     await call('POST', `/partner/workspaces/${ws}/users/${user!.user_id}/messenger/disconnect`, partner); // both disconnected events
     await call('POST', `/partner/workspaces/${ws}/api-token`, partner); // api-token:rotated, last: it ends `token`
 

@@ -76,30 +76,30 @@ describe('pairing: rotating payloads', () => {
     expect(nextPairingRotationAt(PAIRING_WINDOW_MS * 1000 + 5)).toBe(PAIRING_WINDOW_MS * 1001);
   });
 
-  it('resolvePairingPayload: maps the current and the previous window back to the code', () => {
+  it('resolvePairingPayload: maps the current and the previous window back to the code', async () => {
     const clock = new FakeClock(PAIRING_WINDOW_MS * 5000 + 3);
     const payload = pairingPayload(code, clock.now());
-    expect(resolvePairingPayload(payload, clock.now(), lookup)).toBe(code);
+    expect(await resolvePairingPayload(payload, clock.now(), lookup)).toBe(code);
     clock.advance(PAIRING_WINDOW_MS);
-    expect(resolvePairingPayload(payload, clock.now(), lookup)).toBe(code);
+    expect(await resolvePairingPayload(payload, clock.now(), lookup)).toBe(code);
     clock.advance(PAIRING_WINDOW_MS);
-    expect(resolvePairingPayload(payload, clock.now(), lookup)).toBeNull();
+    expect(await resolvePairingPayload(payload, clock.now(), lookup)).toBeNull();
   });
 
-  it('resolvePairingPayload: refuses a payload from the future, a forged MAC, another link and junk', () => {
+  it('resolvePairingPayload: refuses a payload from the future, a forged MAC, another link and junk', async () => {
     const now = PAIRING_WINDOW_MS * 7000;
     const future = pairingPayload(code, now + PAIRING_WINDOW_MS);
-    expect(resolvePairingPayload(future, now, lookup)).toBeNull();
+    expect(await resolvePairingPayload(future, now, lookup)).toBeNull();
 
     const parts = pairingPayload(code, now).split('.');
     const forged = [...parts.slice(0, 3), Buffer.alloc(16).toString('base64url')].join('.');
-    expect(resolvePairingPayload(forged, now, lookup)).toBeNull();
+    expect(await resolvePairingPayload(forged, now, lookup)).toBeNull();
 
     const other = generateLinkCode();
-    expect(resolvePairingPayload(pairingPayload(other, now), now, lookup)).toBeNull();
+    expect(await resolvePairingPayload(pairingPayload(other, now), now, lookup)).toBeNull();
     // A stored key that maps to a different code must still fail the MAC.
-    expect(resolvePairingPayload(pairingPayload(other, now), now, () => code)).toBeNull();
-    expect(resolvePairingPayload('https://example.com', now, lookup)).toBeNull();
+    expect(await resolvePairingPayload(pairingPayload(other, now), now, () => code)).toBeNull();
+    expect(await resolvePairingPayload('https://example.com', now, lookup)).toBeNull();
   });
 });
 

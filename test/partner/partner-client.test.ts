@@ -4,7 +4,7 @@ import { createPartnerHttpClient } from '../../src/client/partner-http-client.js
 import { createPartnerLocalClient } from '../../src/client/partner-local-client.js';
 import { partnerFixture } from './partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 let client: PartnerClient | undefined;
 afterEach(async () => {
   await client?.close();
@@ -26,14 +26,14 @@ const implementations: Array<[string, () => Promise<PartnerClient>]> = [
 
 describe.each(implementations)('PartnerClient (%s)', (_name, open) => {
   it('workspace, users, QR link, disconnect and token round trip', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     client = await open();
     expect(await client.describe()).toMatchObject({ partner_id: fx.partner.partner_id, name: 'Acme' });
     const { workspace_id: ws } = await client.createWorkspace({ display_name: 'Acme Dental', seats_purchased: 2 });
     const users = await client.createUsers(ws, 2);
     await expect(client.createUsers(ws, 1)).rejects.toMatchObject({ code: 'seats_full' });
     const link = await client.createQrLink(ws, users[0]!.user_id, { expires_in_hours: 2 });
-    fx.engine.connect.scan({ qr_link: link.qr_link, phone: '+15550004001' });
+    await fx.engine.connect.scan({ qr_link: link.qr_link, phone: '+15550004001' });
     expect((await client.listUsers(ws)).items[0]!.messenger_account).toMatchObject({ phone: '+15550004001' });
     expect(await client.disconnectAccount(ws, users[0]!.user_id)).toMatchObject({ disconnected: true });
     const token = await client.getApiToken(ws);
@@ -45,7 +45,7 @@ describe.each(implementations)('PartnerClient (%s)', (_name, open) => {
 
 describe('PartnerClient (http): refusals', () => {
   it('a wrong secret surfaces as unauthorized with the rule in the message', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const origin = await fx.app.listen({ host: '127.0.0.1', port: 0 });
     client = createPartnerHttpClient({ baseUrl: `${origin}/partner`, partnerId: fx.partner.partner_id, partnerSecret: 'pts_wrong', clock: fx.clock });
     const error = await client.describe().catch((caught: unknown) => caught);

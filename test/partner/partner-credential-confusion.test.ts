@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { partnerWebhookHeaders } from '../../src/partner/partner-jwt-sign.js';
 import { partnerFixture } from './partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {
   await fx?.app.close();
   await fx?.engine.close();
@@ -26,7 +26,7 @@ async function partnerOperations(): Promise<Array<{ method: Method; url: string 
 
 describe('partner credentials cannot be confused', () => {
   it('a webhook delivery X-SVC-Signature gets 401 on every Partner route', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const delivery = partnerWebhookHeaders(fx.partner.partner_id, fx.partner.partner_secret, fx.clock, '{"event":"x"}');
     const operations = await partnerOperations();
     expect(operations.length).toBeGreaterThan(8);
@@ -43,7 +43,7 @@ describe('partner credentials cannot be confused', () => {
   });
 
   it('an unknown Partner ID and a bad signature get byte-identical 401 bodies', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const nowSec = Math.floor(fx.clock.now() / 1000);
     const claims = (partnerId: string) => ({ partner_id: partnerId, iat: nowSec, nbf: nowSec, exp: nowSec + 300 });
     const unknown = await fx.app.inject({
@@ -61,7 +61,7 @@ describe('partner credentials cannot be confused', () => {
   });
 
   it('a token with iat in the future and no nbf cannot outlive the allowed lifetime from now', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const nowSec = Math.floor(fx.clock.now() / 1000);
     const token = jwt.sign({ partner_id: fx.partner.partner_id, iat: nowSec + 86_400, exp: nowSec + 86_400 + 600 }, fx.partner.partner_secret, { noTimestamp: true });
     const response = await fx.app.inject({

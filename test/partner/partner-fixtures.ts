@@ -3,16 +3,17 @@ import { createEngine } from '../../src/runtime/create-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
 import { openDatabase } from '../../src/store/database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { recordingSink } from '../support/engine-fixtures.js';
 import { fixedRandom } from '../support/test-engine.js';
 
 /** A real engine (in-memory, fake clock, recording event sink) with one partner, and its server for `inject`. */
-export function partnerFixture(options: { publicUrl?: string } = {}) {
+export async function partnerFixture(options: { publicUrl?: string } = {}) {
   const clock = new FakeClock();
   const sink = recordingSink();
-  const engine = createEngine({ db: openDatabase(':memory:'), clock, random: fixedRandom(), events: sink.parts });
-  const partner = engine.admin.createPartner({ name: 'Acme' });
-  const other = engine.admin.createPartner({ name: 'Other' });
+  const engine = createEngine({ database: new SqliteDatabase(openDatabase(':memory:')), clock, random: fixedRandom(), events: sink.parts });
+  const partner = await engine.admin.createPartner({ name: 'Acme' });
+  const other = await engine.admin.createPartner({ name: 'Other' });
   const app = buildServer({ engine, rateLimitPerMinute: 0, publicUrl: options.publicUrl });
   /** Headers of a fresh, valid partner request. */
   const headers = (who = partner) => ({

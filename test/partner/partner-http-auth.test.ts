@@ -2,7 +2,7 @@ import jwt from 'jsonwebtoken';
 import { afterEach, describe, expect, it } from 'vitest';
 import { partnerFixture } from './partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {
   await fx?.app.close();
   await fx?.engine.close();
@@ -41,14 +41,14 @@ async function expectRule(headers: Record<string, string | undefined>, rule: str
 
 describe('partner HTTP auth: acceptance', () => {
   it('GET /partner/me: accepts a token signed with jsonwebtoken', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { status, body } = await get(withToken(foreign(claims())));
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'ok', data: { partner_id: fx.partner.partner_id, name: 'Acme' } });
   });
 
   it('GET /partner/openapi.json: served without a token and lists the partner paths', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const response = await fx.app.inject({ method: 'GET', url: '/partner/openapi.json' });
     expect(response.statusCode).toBe(200);
     const doc = response.json() as { paths: Record<string, unknown> };
@@ -60,77 +60,77 @@ describe('partner HTTP auth: acceptance', () => {
 
 describe('partner HTTP auth: each refusal is a 401 naming its rule', () => {
   it('missing_authorization: no Authorization header', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     await expectRule(withToken(undefined), 'missing_authorization');
   });
 
   it('missing_partner_id_header: no X-SVC-Partner-Id', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     await expectRule(withToken(foreign(claims()), null), 'missing_partner_id_header');
   });
 
   it('algorithm_not_allowed: alg none', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const unsigned = jwt.sign(claims(), '', { algorithm: 'none' });
     await expectRule(withToken(unsigned), 'algorithm_not_allowed');
   });
 
   it('algorithm_not_allowed: HS512 with the right secret', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     await expectRule(withToken(foreign(claims(), fx.partner.partner_secret, 'HS512')), 'algorithm_not_allowed');
   });
 
   it('invalid_signature: signed with another secret', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     await expectRule(withToken(foreign(claims(), fx.other.partner_secret)), 'invalid_credentials');
   });
 
   it('expired: exp more than the skew in the past', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const token = foreign(claims({ iat: nowSec() - 400, nbf: nowSec() - 400, exp: nowSec() - 61 }));
     await expectRule(withToken(token), 'expired');
   });
 
   it('not_yet_valid: nbf beyond the skew in the future', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const token = foreign(claims({ iat: nowSec(), nbf: nowSec() + 120, exp: nowSec() + 300 }));
     await expectRule(withToken(token), 'not_yet_valid');
   });
 
   it('lifetime_too_long: more than 15 minutes between nbf and exp', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     await expectRule(withToken(foreign(claims({ exp: nowSec() + 15 * 60 + 1 }))), 'lifetime_too_long');
   });
 
   it('exp_required: a token without exp', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { exp: _exp, ...noExp } = claims();
     await expectRule(withToken(foreign(noExp)), 'exp_required');
   });
 
   it('partner_id_claim_missing: no partner_id claim', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { partner_id: _id, ...noId } = claims();
     await expectRule(withToken(foreign(noId)), 'partner_id_claim_missing');
   });
 
   it('partner_id_mismatch: claim names another partner than the header', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     await expectRule(withToken(foreign(claims({ partner_id: fx.other.partner_id }))), 'partner_id_mismatch');
   });
 
   it('unknown_partner: a Partner ID nobody has', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     await expectRule(withToken(foreign(claims({ partner_id: 'ptn_nobody000' })), 'ptn_nobody000'), 'invalid_credentials');
   });
 
   it('malformed_token: not a JWT', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     await expectRule(withToken('not-a-jwt'), 'malformed_token');
   });
 
   it('refusal: a POST with a bad token is refused before its body is validated', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const response = await fx.app.inject({
       method: 'POST',
       url: '/partner/workspaces',

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { codeFromQrLink } from '../../src/partner/pairing.js';
 import { partnerEventTypes, partnerFixture } from './partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {
   await fx?.app.close();
   await fx?.engine.close();
@@ -17,7 +17,7 @@ async function workspaceWithUsers(seats: number, users: number) {
 
 describe('partner workspaces over HTTP', () => {
   it('POST /partner/workspaces: 201 with workspace_id, name and seats', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { status, body } = await fx.call('POST', '/workspaces', { display_name: 'Acme Dental', seats_purchased: 5 });
     expect(status).toBe(201);
     expect(body.data).toMatchObject({ display_name: 'Acme Dental', seats_purchased: 5, seats_used: 0 });
@@ -25,7 +25,7 @@ describe('partner workspaces over HTTP', () => {
   });
 
   it("GET /partner/workspaces/{id}: another partner's workspace is 404, like a missing one", async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { ws } = await workspaceWithUsers(2, 0);
     expect((await fx.call('GET', `/workspaces/${ws}`)).status).toBe(200);
     const foreign = await fx.call('GET', `/workspaces/${ws}`, undefined, fx.other);
@@ -37,7 +37,7 @@ describe('partner workspaces over HTTP', () => {
   });
 
   it('PATCH /partner/workspaces/{id}: renames, seats go down to the seats in use but not below (409)', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { ws } = await workspaceWithUsers(5, 3);
     const renamed = await fx.call('PATCH', `/workspaces/${ws}`, { display_name: 'Acme Ortho', seats_purchased: 3 });
     expect(renamed.body.data).toMatchObject({ display_name: 'Acme Ortho', seats_purchased: 3, seats_used: 3 });
@@ -50,7 +50,7 @@ describe('partner workspaces over HTTP', () => {
 
 describe('partner users over HTTP', () => {
   it('POST /partner/workspaces/{id}/users: a batch beyond the free seats is 409 seats_full and creates nobody', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { ws } = await workspaceWithUsers(5, 3);
     const refused = await fx.call('POST', `/workspaces/${ws}/users`, { count: 3 });
     expect(refused.status).toBe(409);
@@ -60,10 +60,10 @@ describe('partner users over HTTP', () => {
   });
 
   it('GET /partner/workspaces/{id}/users: lists users with their connected account', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { ws, userIds } = await workspaceWithUsers(2, 2);
     const qr = await fx.call('POST', `/workspaces/${ws}/users/${userIds[0]}/qr`, {});
-    fx.engine.connect.scan({ qr_link: qr.body.data.qr_link, phone: '+15550002001' });
+    await fx.engine.connect.scan({ qr_link: qr.body.data.qr_link, phone: '+15550002001' });
     const users = (await fx.call('GET', `/workspaces/${ws}/users`)).body.data.items;
     expect(users[0]).toMatchObject({ user_id: userIds[0], messenger_account: { phone: '+15550002001', status: 'connected' } });
     expect(users[1]).toMatchObject({ user_id: userIds[1], messenger_account: null });
@@ -72,7 +72,7 @@ describe('partner users over HTTP', () => {
 
 describe('partner QR links, scan and disconnect', () => {
   it('POST .../qr: link on the request origin, default 24 h; --public-url wins when set', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { ws, userIds } = await workspaceWithUsers(1, 1);
     const { status, body } = await fx.call('POST', `/workspaces/${ws}/users/${userIds[0]}/qr`);
     expect(status).toBe(200);
@@ -81,7 +81,7 @@ describe('partner QR links, scan and disconnect', () => {
     await fx.app.close();
     await fx.engine.close();
 
-    fx = partnerFixture({ publicUrl: 'https://svc.example.com/base' });
+    fx = await partnerFixture({ publicUrl: 'https://svc.example.com/base' });
     const again = await workspaceWithUsers(1, 1);
     const link = await fx.call('POST', `/workspaces/${again.ws}/users/${again.userIds[0]}/qr`, { expires_in_hours: 168 });
     expect(link.body.data.qr_link).toMatch(/^https:\/\/svc\.example\.com\/base\/connect\//);
@@ -89,13 +89,13 @@ describe('partner QR links, scan and disconnect', () => {
   });
 
   it('POST .../qr: a new link revokes the previous one', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { ws, userIds } = await workspaceWithUsers(1, 1);
     const first = (await fx.call('POST', `/workspaces/${ws}/users/${userIds[0]}/qr`, {})).body.data.qr_link as string;
     const second = (await fx.call('POST', `/workspaces/${ws}/users/${userIds[0]}/qr`, {})).body.data.qr_link as string;
-    expect(fx.engine.connect.snapshot(codeFromQrLink(first)!)?.link.revoked_at).toBe(fx.clock.now());
-    expect(() => fx.engine.connect.scan({ qr_link: first, phone: '+15550002002' })).toThrow(/revoked/);
-    expect(fx.engine.connect.scan({ qr_link: second, phone: '+15550002002' })).toMatchObject({ status: 'connected', user_id: userIds[0] });
+    expect((await fx.engine.connect.snapshot(codeFromQrLink(first)!))?.link.revoked_at).toBe(fx.clock.now());
+    await expect(fx.engine.connect.scan({ qr_link: first, phone: '+15550002002' })).rejects.toThrow(/revoked/);
+    expect(await fx.engine.connect.scan({ qr_link: second, phone: '+15550002002' })).toMatchObject({ status: 'connected', user_id: userIds[0] });
     const page = await fx.app.inject({ method: 'GET', url: new URL(first).pathname, headers: { accept: 'text/html' } });
     expect(page.statusCode).toBe(410);
     expect(page.body).toContain('data-state="revoked"');
@@ -105,7 +105,7 @@ describe('partner QR links, scan and disconnect', () => {
   });
 
   it('sim scan: connects the account and emits the workspace and the partner event; an expired link is refused', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { ws, userIds } = await workspaceWithUsers(2, 2);
     const link = (await fx.call('POST', `/workspaces/${ws}/users/${userIds[0]}/qr`, { expires_in_hours: 1 })).body.data.qr_link;
     fx.sink.clear();
@@ -113,7 +113,7 @@ describe('partner QR links, scan and disconnect', () => {
     expect(scanned.json()).toEqual({ status: 'ok', data: { phone: '+15550002003', status: 'connected', workspace_id: ws, user_id: userIds[0] } });
     expect(fx.sink.types()).toEqual(['messenger:account:connected', 'messenger_account:connected']);
     expect(fx.sink.events[1]).toMatchObject({ workspaceId: ws, data: { workspace_id: ws, user_id: userIds[0], phone: '+15550002003' } });
-    expect(fx.engine.workspace(ws).listAccounts().items[0]).toMatchObject({ phone: '+15550002003', status: 'connected' });
+    expect((await fx.engine.workspace(ws).listAccounts()).items[0]).toMatchObject({ phone: '+15550002003', status: 'connected' });
 
     const late = (await fx.call('POST', `/workspaces/${ws}/users/${userIds[1]}/qr`, { expires_in_hours: 1 })).body.data.qr_link;
     fx.clock.advance(3_600_000);
@@ -122,12 +122,12 @@ describe('partner QR links, scan and disconnect', () => {
   });
 
   it('POST .../messenger/disconnect: disconnects once with both events; again is a no-op answering false', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { ws, userIds } = await workspaceWithUsers(1, 1);
     const path = `/workspaces/${ws}/users/${userIds[0]}/messenger/disconnect`;
     expect((await fx.call('POST', path)).body.data).toEqual({ disconnected: false, disconnected_at: null, phone: null });
     const link = (await fx.call('POST', `/workspaces/${ws}/users/${userIds[0]}/qr`)).body.data.qr_link;
-    fx.engine.connect.scan({ qr_link: link, phone: '+15550002005' });
+    await fx.engine.connect.scan({ qr_link: link, phone: '+15550002005' });
     fx.sink.clear();
     const first = await fx.call('POST', path);
     expect(first.body.data).toEqual({ disconnected: true, disconnected_at: new Date(fx.clock.now()).toISOString(), phone: '+15550002005' });
@@ -139,7 +139,7 @@ describe('partner QR links, scan and disconnect', () => {
 
 describe('partner Public API tokens', () => {
   it('POST .../api-token: the old token fails on the very next request and api-token:rotated is emitted', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { ws } = await workspaceWithUsers(1, 0);
     const got = (await fx.call('GET', `/workspaces/${ws}/api-token`)).body.data;
     // One name for a workspace token everywhere (`token`); `api_token` stays as a deprecated alias.

@@ -5,7 +5,7 @@ import { createPartnerLocalClient } from '../../src/client/partner-local-client.
 import type { CreatedPartner } from '../../src/wire/partner-types.js';
 import { partnerFixture } from './partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 const clients: PartnerClient[] = [];
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close();
@@ -28,7 +28,7 @@ const implementations: Array<[string, (who: CreatedPartner) => Promise<PartnerCl
 
 describe.each(implementations)('PartnerClient.webhooks (%s)', (_name, open) => {
   it('create, list, get, update, secret, test, deliveries, redeliver, delete; another partner gets not_found', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     origin = undefined;
     const client = await open(fx.partner);
     const other = await open(fx.other);

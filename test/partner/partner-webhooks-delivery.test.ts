@@ -5,6 +5,7 @@ import type { CreatedPartner } from '../../src/wire/partner-types.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { openDatabase } from '../../src/store/database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../webhooks/helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -23,7 +24,7 @@ const PARTNER_EVENTS = [
 
 /** A real-time engine (dev URL policy, workers and real undici deliveries) served on 127.0.0.1, port 0. */
 async function liveServer() {
-  const engine = createEngine({ db: openDatabase(':memory:'), config: { dev: true } });
+  const engine = createEngine({ database: new SqliteDatabase(openDatabase(':memory:')), config: { dev: true } });
   engine.workers.start();
   const app = buildServer({ engine, rateLimitPerMinute: 0 });
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -74,14 +75,14 @@ async function subscribeAll(call: ReturnType<typeof partnerHttp>, url: string): 
 /** Drives one partner's workspace through all six partner events, for real. */
 async function triggerAll(engine: ReturnType<typeof createEngine>, call: ReturnType<typeof partnerHttp>, phone: string): Promise<number> {
   const { workspace_id: ws } = await call<{ workspace_id: number }>('POST', '/workspaces', { display_name: 'Shop', seats_purchased: 2 });
-  engine.admin.updateWorkspace(ws, { quota: 10, plan: 'business', send_interval_ms: 0 });
+  await engine.admin.updateWorkspace(ws, { quota: 10, plan: 'business', send_interval_ms: 0 });
   const [user] = await call<Array<{ user_id: number }>>('POST', `/workspaces/${ws}/users`, { count: 1 });
   const { qr_link } = await call<{ qr_link: string }>('POST', `/workspaces/${ws}/users/${user!.user_id}/qr`, {});
-  engine.connect.scan({ qr_link, phone }); // messenger_account:connected
+  await engine.connect.scan({ qr_link, phone }); // messenger_account:connected
   await call('POST', `/workspaces/${ws}/users`, { count: 1 }); // 2 of 2 seats: workspace:seats_full
   for (let i = 0; i < 10; i += 1) {
     // 9 of 10 credits: quota_near_full; 10 of 10: quota_full.
-    engine.workspace(ws).sendToPhone({ phone: `+1415555${String(i).padStart(4, '0')}`, text: `n${i}` });
+    await engine.workspace(ws).sendToPhone({ phone: `+1415555${String(i).padStart(4, '0')}`, text: `n${i}` });
   }
   await call('POST', `/workspaces/${ws}/api-token`); // api-token:rotated
   await call('POST', `/workspaces/${ws}/users/${user!.user_id}/messenger/disconnect`); // messenger_account:disconnected
@@ -101,8 +102,8 @@ function verifyDelivery(request: ReceivedRequest, partner: CreatedPartner, secre
 describe('partner webhooks delivered to a real receiver', () => {
   it('each partner event arrives once, with a valid X-SVC-Signature and Standard Webhooks signature; two partners stay apart', async () => {
     const { engine, origin } = await liveServer();
-    const acme = engine.admin.createPartner({ name: 'Acme' });
-    const other = engine.admin.createPartner({ name: 'Other' });
+    const acme = await engine.admin.createPartner({ name: 'Acme' });
+    const other = await engine.admin.createPartner({ name: 'Other' });
     const [rxAcme, rxOther] = [await receiver(), await receiver()];
     const callAcme = partnerHttp(origin, acme);
     const callOther = partnerHttp(origin, other);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { partnerFixture } from './partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {
   await fx?.app.close();
   await fx?.engine.close();
@@ -11,7 +11,7 @@ const URL_A = 'https://hooks.example.com/partner-a';
 
 describe('/partner/webhooks over HTTP with a partner JWT', () => {
   it('create, list, get, update, secret, test, deliveries, redeliver, delete', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const created = await fx.call('POST', '/webhooks', { event_type: 'messenger_account:connected', url: URL_A });
     expect(created.status).toBe(200);
     expect(created.body.data).toMatchObject({ event_type: 'messenger_account:connected', url: URL_A, enabled: true, errors_counter: 0 });
@@ -42,7 +42,7 @@ describe('/partner/webhooks over HTTP with a partner JWT', () => {
   });
 
   it('accepts only partner events: workspace events are a 400 naming the partner events', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const refused = await fx.call('POST', '/webhooks', { event_type: 'message:new', url: URL_A });
     expect(refused.status).toBe(400);
     expect(refused.body.status).toBe('error');
@@ -54,7 +54,7 @@ describe('/partner/webhooks over HTTP with a partner JWT', () => {
   });
 
   it('isolation: another partner, and a workspace token, see 404 and an empty list', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { id } = (await fx.call('POST', '/webhooks', { event_type: 'workspace:seats_full', url: URL_A })).body.data;
     const other = fx.other;
     expect((await fx.call('GET', '/webhooks', undefined, other)).body.data.items).toEqual([]);
@@ -83,7 +83,7 @@ describe('/partner/webhooks over HTTP with a partner JWT', () => {
   });
 
   it('without a valid JWT: 401 with the rule, before anything is created', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const response = await fx.app.inject({ method: 'POST', url: '/partner/webhooks', payload: { event_type: 'api-token:rotated', url: URL_A } });
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ status: 'error', error_code: 'unauthorized', rule: expect.any(String) });
@@ -91,7 +91,7 @@ describe('/partner/webhooks over HTTP with a partner JWT', () => {
   });
 
   it('openapi.json lists the webhook routes with the partner events and the partner 401 body', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const doc = (await fx.app.inject({ method: 'GET', url: '/partner/openapi.json' })).json() as { paths: Record<string, Record<string, any>>; components: Record<string, any> };
     const paths = Object.keys(doc.paths);
     for (const path of ['/webhooks', '/webhooks/{id}', '/webhooks/{id}/secret', '/webhooks/{id}/deliveries', '/webhooks/{id}/deliveries/{deliveryId}/redeliver', '/webhooks/{id}/test']) {

@@ -5,7 +5,7 @@ import { type RouteEntry, twoWorkspaces } from './two-workspaces.js';
 type Fx = Awaited<ReturnType<typeof twoWorkspaces>>;
 type Req = { method: string; url: string; payload?: unknown; headers?: Record<string, string> };
 /** `refused`: B's request must fail (4xx). `own`: B may succeed, on its own data only. */
-type Case = { kind: 'refused' | 'own'; requests: (fx: Fx) => Req[] };
+type Case = { kind: 'refused' | 'own'; requests: (fx: Fx) => Req[] | Promise<Req[]> };
 
 const json = (method: string, url: string, payload?: unknown): Req => ({ method, url, ...(payload === undefined ? {} : { payload }) });
 const refused = (requests: Case['requests']): Case => ({ kind: 'refused', requests });
@@ -37,9 +37,10 @@ const PUBLIC_CASES: Record<string, Case> = {
   'GET /api/files': own(() => [json('GET', '/api/files')]),
   'GET /api/files/:uid': refused(({ resources: r }) => [json('GET', `/api/files/${r.fileUid}`)]),
   'DELETE /api/files/:uid': refused(({ resources: r }) => [json('DELETE', `/api/files/${r.fileUid}`)]),
-  'GET /files/:uid': refused(({ b, resources: r }) => {
+  'GET /files/:uid': refused(async ({ b, resources: r }) => {
     // B's own valid signature does not open A's file.
-    const mine = new URL(b.api.getFile(b.api.uploadFile({ filename: 'b', mimetype: 'text/plain', content: Buffer.from('b') }).uid).temporary_download_url!);
+    const uploaded = await b.api.uploadFile({ filename: 'b', mimetype: 'text/plain', content: Buffer.from('b') });
+    const mine = new URL((await b.api.getFile(uploaded.uid)).temporary_download_url!);
     return [json('GET', `/files/${r.fileUid}${mine.search}`)];
   }),
   'GET /api/messenger_accounts': own(() => [json('GET', '/api/messenger_accounts')]),
@@ -53,8 +54,8 @@ const PUBLIC_CASES: Record<string, Case> = {
   'DELETE /api/webhooks/:id': refused(({ resources: r }) => [json('DELETE', `/api/webhooks/${r.hookId}`)]),
   'GET /api/webhooks/:id/secret': refused(({ resources: r }) => [json('GET', `/api/webhooks/${r.hookId}/secret`)]),
   'GET /api/webhooks/:id/deliveries': refused(({ resources: r }) => [json('GET', `/api/webhooks/${r.hookId}/deliveries`)]),
-  'POST /api/webhooks/:id/deliveries/:deliveryId/redeliver': refused(({ engine, b, resources: r }) => {
-    const bHook = engine.webhooks(b.workspace_id).create({ event_type: 'message:new', url: 'https://example.com/b2', enabled: true });
+  'POST /api/webhooks/:id/deliveries/:deliveryId/redeliver': refused(async ({ engine, b, resources: r }) => {
+    const bHook = await engine.webhooks(b.workspace_id).create({ event_type: 'message:new', url: 'https://example.com/b2', enabled: true });
     return [
       json('POST', `/api/webhooks/${r.hookId}/deliveries/${r.deliveryId}/redeliver`),
       // B's own subscription with A's delivery id.
@@ -89,9 +90,9 @@ describe('cross-workspace isolation: Public API and /sim with B’s token agains
 
   beforeAll(async () => {
     fx = await twoWorkspaces();
-    before = fx.snapshot();
+    before = await fx.snapshot();
     for (const [name, c] of Object.entries(PUBLIC_CASES)) {
-      for (const req of c.requests(fx)) {
+      for (const req of await c.requests(fx)) {
         const headers = { authorization: `Bearer ${fx.b.token}`, ...req.headers };
         const payload = req.payload === undefined ? {} : { payload: req.payload as string };
         const response = await fx.app.inject({ method: req.method as 'GET', url: req.url, headers, ...payload });
@@ -130,7 +131,7 @@ describe('cross-workspace isolation: Public API and /sim with B’s token agains
   });
 
   it('every route: A’s data is unchanged afterwards, and A still reaches its own resources', async () => {
-    expect(JSON.parse(fx.snapshot())).toEqual(JSON.parse(before));
+    expect(JSON.parse(await fx.snapshot())).toEqual(JSON.parse(before));
     const mine = await fx.app.inject({ method: 'GET', url: `/api/chats/${fx.resources.chatId}`, headers: { authorization: `Bearer ${fx.a.token}` } });
     expect(mine.statusCode).toBe(200);
     const download = await fx.app.inject({ method: 'GET', url: fx.resources.fileUrl.replace(/^https?:\/\/[^/]+/, '') });
@@ -138,18 +139,18 @@ describe('cross-workspace isolation: Public API and /sim with B’s token agains
   });
 
   it('PUT /sim/numbers/:phone/unreachable: B marking a number unreachable does not fail A’s sends to it', async () => {
-    const sent = fx.a.api.sendToPhone({ phone: fx.resources.contactPhone, text: 'after B' });
+    const sent = await fx.a.api.sendToPhone({ phone: fx.resources.contactPhone, text: 'after B' });
     for (let i = 0; i < 5; i += 1) {
       fx.clock.advance(5_000);
       await fx.engine.workers.runDue();
     }
-    expect(fx.a.api.getMessage(sent.message_uid)).toMatchObject({ status: 'Sent', failure_reason: null });
+    expect(await fx.a.api.getMessage(sent.message_uid)).toMatchObject({ status: 'Sent', failure_reason: null });
   });
 });
 
 describe('cross-partner isolation: partner P2 against P1’s workspaces and users', () => {
   it('every partner route: P2 with P1’s ids gets 404 and P1’s workspace, users and token are unchanged', async () => {
-    const fx = partnerFixture();
+    const fx = await partnerFixture();
     const routes: RouteEntry[] = [];
     fx.app.addHook('onRoute', (route) => {
       if (route.config?.skipAuth !== true) for (const m of [route.method].flat()) if (m !== 'HEAD') routes.push({ method: m, url: route.url });
@@ -157,16 +158,16 @@ describe('cross-partner isolation: partner P2 against P1’s workspaces and user
     const ws = (await fx.call('POST', '/workspaces', { display_name: 'P1 workspace', seats_purchased: 3 })).body.data.workspace_id as number;
     const user = (await fx.call('POST', `/workspaces/${ws}/users`, { count: 1 })).body.data[0].user_id as number;
     await fx.call('POST', `/workspaces/${ws}/users/${user}/qr`, {});
-    fx.engine.sim(ws).connect({ phone: '+15550004444', userId: user } as never);
+    await fx.engine.sim(ws).connect({ phone: '+15550004444', userId: user } as never);
     const hooks = fx.api.webhooks();
-    const hook = hooks.create({ event_type: 'messenger_account:connected', url: 'https://example.com/p1-hook', enabled: true });
-    const delivery = hooks.test(hook.id);
-    const session = fx.api.listen().open({});
-    const otherHook = fx.engine.partner(fx.other.partner_id).webhooks().create({ event_type: 'api-token:rotated', url: 'https://example.com/p2', enabled: true });
+    const hook = await hooks.create({ event_type: 'messenger_account:connected', url: 'https://example.com/p1-hook', enabled: true });
+    const delivery = await hooks.test(hook.id);
+    const session = await fx.api.listen().open({});
+    const otherHook = await fx.engine.partner(fx.other.partner_id).webhooks().create({ event_type: 'api-token:rotated', url: 'https://example.com/p2', enabled: true });
     const snapshot = async () => JSON.stringify([
       (await fx.call('GET', `/workspaces/${ws}`)).body, (await fx.call('GET', `/workspaces/${ws}/users`)).body, (await fx.call('GET', `/workspaces/${ws}/api-token`)).body,
-      hooks.list(1), hooks.secret(hook.id), hooks.deliveries(hook.id, 1).items.map(({ id, status }) => ({ id, status })),
-      fx.api.listen().get(session.id),
+      await hooks.list(1), await hooks.secret(hook.id), (await hooks.deliveries(hook.id, 1)).items.map(({ id, status }) => ({ id, status })),
+      await fx.api.listen().get(session.id),
     ]);
     const before = await snapshot();
 

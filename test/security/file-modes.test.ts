@@ -24,7 +24,7 @@ describe('database files', () => {
   it('openEngine: a fresh data directory is 0700 (with its missing parents) and svc.db is 0600', async () => {
     const root = tempDir('svc-modes-');
     const dataDir = join(root, 'nested', 'data');
-    const engine = openEngine({ dataDir });
+    const engine = await openEngine({ dataDir });
     try {
       expect(mode(join(root, 'nested'))).toBe('700');
       expect(mode(dataDir)).toBe('700');
@@ -36,9 +36,9 @@ describe('database files', () => {
 
   it('openEngine: the WAL and shared-memory files made by writes are 0600 too', async () => {
     const dataDir = join(tempDir('svc-modes-'), 'data');
-    const engine = openEngine({ dataDir });
+    const engine = await openEngine({ dataDir });
     try {
-      engine.admin.createWorkspace({ name: 'W' });
+      await engine.admin.createWorkspace({ name: 'W' });
       const sidecars = ['svc.db-wal', 'svc.db-shm'].map((name) => join(dataDir, name)).filter((path) => existsSync(path));
       expect(sidecars.length).toBeGreaterThan(0);
       for (const path of sidecars) expect([path, mode(path)]).toEqual([path, '600']);
@@ -52,7 +52,7 @@ describe('database files', () => {
     const file = join(dataDir, 'svc.db');
     writeFileSync(file, '');
     chmodSync(file, 0o644);
-    const engine = openEngine({ dataDir });
+    const engine = await openEngine({ dataDir });
     await engine.close();
     expect(mode(file)).toBe('600');
   });
@@ -68,7 +68,7 @@ describe('database files', () => {
 
 describe('profile file', () => {
   it('svc login: the profile file holding the token is 0600', async () => {
-    const t = testEngine();
+    const t = await testEngine();
     const app = buildServer({ engine: t.engine, rateLimitPerMinute: 0 });
     await app.listen({ port: 0, host: '127.0.0.1' });
     try {
@@ -97,8 +97,8 @@ describe('profile file', () => {
 
   it('svc login --partner: the profile holding the Partner Secret is 0600', async () => {
     const home = tempDir('svc-modes-');
-    const engine = openEngine({ dataDir: home });
-    const partner = engine.admin.createPartner({ name: 'P' });
+    const engine = await openEngine({ dataDir: home });
+    const partner = await engine.admin.createPartner({ name: 'P' });
     await engine.close();
     const configDir = join(tempDir('svc-modes-'), 'config');
     const env = { SVC_HOME: home, SVC_CONFIG_DIR: configDir, SVC_PARTNER_SECRET: partner.partner_secret };

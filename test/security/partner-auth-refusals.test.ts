@@ -11,7 +11,7 @@ import { openEngine } from '../../src/runtime/open-engine.js';
 import { tempDir } from '../cli/run-cli.js';
 import { partnerFixture } from '../partner/partner-fixtures.js';
 
-let fx: ReturnType<typeof partnerFixture>;
+let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {
   await fx?.app.close();
   await fx?.engine.close();
@@ -34,17 +34,17 @@ async function refusal(token: string, partnerId = fx.partner.partner_id) {
 
 describe('partner JWT refusals over HTTP', () => {
   it.each(['none', 'None', 'NONE', 'nOnE'])('GET /partner/me: alg %s with an empty signature is algorithm_not_allowed', async (alg) => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     expect(await refusal(craft({ alg, typ: 'JWT' }, claims(), null))).toEqual({ status: 401, rule: 'algorithm_not_allowed' });
   });
 
   it.each(['RS256', 'ES256', 'PS256', 'HS384', 'EdDSA'])('GET /partner/me: alg %s is algorithm_not_allowed even with an HMAC of the secret', async (alg) => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     expect(await refusal(craft({ alg, typ: 'JWT' }, claims()))).toEqual({ status: 401, rule: 'algorithm_not_allowed' });
   });
 
   it('GET /partner/me: HS256 with the signature stripped or replaced is invalid_credentials', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     expect((await refusal(craft({ alg: 'HS256' }, claims(), null))).status).toBe(401);
     expect(await refusal(craft({ alg: 'HS256' }, claims(), null, 'AAAA'))).toEqual({ status: 401, rule: 'invalid_credentials' });
     // A valid signature of other claims, moved onto a payload naming a longer expiry.
@@ -53,12 +53,12 @@ describe('partner JWT refusals over HTTP', () => {
   });
 
   it('GET /partner/me: a critical header the server does not understand is refused', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     expect((await refusal(craft({ alg: 'HS256', crit: ['exp-v2'], 'exp-v2': 1 }, claims()))).status).toBe(401);
   });
 
   it('GET /partner/me: lifetime_too_long measured from iat when nbf is absent, and from now when both are absent', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const { nbf: _nbf, ...fromIat } = claims({ exp: nowSec() + 15 * 60 + 1 });
     expect(await refusal(craft({ alg: 'HS256' }, fromIat))).toEqual({ status: 401, rule: 'lifetime_too_long' });
     const { nbf: _n, iat: _i, ...fromNow } = claims({ exp: nowSec() + 15 * 60 + 61 });
@@ -68,13 +68,13 @@ describe('partner JWT refusals over HTTP', () => {
   });
 
   it('GET /partner/me: an exp that is not a number, or a partner_id that is not a string, is refused', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     expect((await refusal(craft({ alg: 'HS256' }, claims({ exp: String(nowSec() + 300) })))).status).toBe(401);
     expect(await refusal(craft({ alg: 'HS256' }, claims({ partner_id: [fx.partner.partner_id] })))).toEqual({ status: 401, rule: 'partner_id_claim_missing' });
   });
 
   it('GET /partner/me: a token accepted now is refused as expired once the clock passes exp plus the skew', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const token = signPartnerJwt(fx.partner.partner_id, fx.partner.partner_secret, fx.clock);
     expect((await refusal(token)).status).toBe(200);
     fx.clock.advance(16 * 60 * 1000 + 61_000);
@@ -82,7 +82,7 @@ describe('partner JWT refusals over HTTP', () => {
   });
 
   it('GET /partner/me: the Partner ID header must match exactly (case and other partners)', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const token = signPartnerJwt(fx.partner.partner_id, fx.partner.partner_secret, fx.clock);
     expect((await refusal(token, fx.partner.partner_id.toUpperCase())).status).toBe(401);
     // Verified with the other partner's secret, so the signature is what fails.
@@ -93,7 +93,7 @@ describe('partner JWT refusals over HTTP', () => {
 
 describe('Public API token rotation', () => {
   it('POST /partner/workspaces/:id/api-token: the old token fails on the very next request on /api, /sim and listen; twice rotated, both old ones fail', async () => {
-    fx = partnerFixture();
+    fx = await partnerFixture();
     const ws = (await fx.call('POST', '/workspaces', { display_name: 'R', seats_purchased: 1 })).body.data.workspace_id;
     const first = (await fx.call('GET', `/workspaces/${ws}/api-token`)).body.data.api_token as string;
     const second = (await fx.call('POST', `/workspaces/${ws}/api-token`)).body.data.api_token as string;
@@ -113,16 +113,16 @@ describe('Public API token rotation', () => {
 
   it('rotation by another engine on the same database: the serving engine refuses the old token at once', async () => {
     const dataDir = tempDir('svc-rotate-');
-    const serving = openEngine({ dataDir });
-    const admin = openEngine({ dataDir });
+    const serving = await openEngine({ dataDir });
+    const admin = await openEngine({ dataDir });
     const app = buildServer({ engine: serving, rateLimitPerMinute: 0 });
     try {
-      const partner = admin.admin.createPartner({ name: 'P' });
-      const created = admin.partner(partner.partner_id).createWorkspace({ display_name: 'W', seats_purchased: 1 });
-      const old = admin.partner(partner.partner_id).getApiToken(created.workspace_id).api_token;
+      const partner = await admin.admin.createPartner({ name: 'P' });
+      const created = await admin.partner(partner.partner_id).createWorkspace({ display_name: 'W', seats_purchased: 1 });
+      const old = (await admin.partner(partner.partner_id).getApiToken(created.workspace_id)).api_token;
       const get = (token: string) => app.inject({ method: 'GET', url: '/api/workspace', headers: { authorization: `Bearer ${token}` } });
       expect((await get(old)).statusCode).toBe(200);
-      const rotated = admin.partner(partner.partner_id).rotateApiToken(created.workspace_id).api_token;
+      const rotated = (await admin.partner(partner.partner_id).rotateApiToken(created.workspace_id)).api_token;
       expect((await get(old)).statusCode).toBe(401);
       expect((await get(rotated)).statusCode).toBe(200);
     } finally {

@@ -19,7 +19,7 @@ const bodies: Array<{ what: string; body: string }> = [];
 const secrets: Record<string, string> = {};
 
 const sender = fakeSender();
-const t = testEngine({ webhookSend: sender.send, logger: engineLogger });
+const t = await testEngine({ webhookSend: sender.send, logger: engineLogger });
 let app: FastifyInstance;
 let origin = '';
 
@@ -59,14 +59,14 @@ beforeAll(async () => {
   secrets.listenSecret = (await call('listen secret', 'GET', '/api/webhooks/listen/secret', bearer(token), undefined, true)).json().data.secret;
 
   // A pre-signed download, fetched with its signature and with a wrong one.
-  const file = t.api.uploadFile({ filename: 'f.txt', mimetype: 'text/plain', content: Buffer.from('f') });
+  const file = await t.api.uploadFile({ filename: 'f.txt', mimetype: 'text/plain', content: Buffer.from('f') });
   const url = new URL((await call('get file', 'GET', `/api/files/${file.uid}`, bearer(token), undefined, true)).json().data.temporary_download_url);
   secrets.downloadSignature = url.searchParams.get('signature')!;
   await call('download', 'GET', `${url.pathname}${url.search}`, {}, undefined, true);
   await call('bad download', 'GET', `${url.pathname}?expires=${url.searchParams.get('expires')}&signature=${secrets.downloadSignature.slice(0, -2)}xx`);
 
   // Partner API: a valid and a bad JWT, the secret, a rotated token, a QR link code.
-  const partner = t.engine.admin.createPartner({ name: 'P' });
+  const partner = await t.engine.admin.createPartner({ name: 'P' });
   secrets.partnerSecret = partner.partner_secret;
   const jwt = signPartnerJwt(partner.partner_id, partner.partner_secret, t.clock);
   secrets.partnerJwtSignature = jwt.split('.')[2]!;
@@ -157,7 +157,7 @@ describe('secrets in CLI errors', () => {
 
   it('svc webhooks get ID: the secret only with --show-secret', async () => {
     const remote = ['--base-url', `${origin}/api`, '--token', secrets.token!];
-    const id = String(t.engine.webhooks(t.local.workspace_id).list(1).items[0]!.id);
+    const id = String((await t.engine.webhooks(t.local.workspace_id).list(1)).items[0]!.id);
     const plain = await cli(['webhooks', 'get', id, ...remote]);
     expect(plain.code).toBe(0);
     expect(`${plain.stdout}${plain.stderr}`).not.toContain(secrets.webhookSecret);

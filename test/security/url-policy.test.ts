@@ -36,8 +36,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function strictServer(parts: Parameters<typeof testEngine>[0] = {}) {
-  const t = testEngine({ ...parts, config: { dev: false, webhookRetryDelaysMs: [1000, 1000], ...parts.config } });
+async function strictServer(parts: Parameters<typeof testEngine>[0] = {}) {
+  const t = await testEngine({ ...parts, config: { dev: false, webhookRetryDelaysMs: [1000, 1000], ...parts.config } });
   const app = buildServer({ engine: t.engine, rateLimitPerMinute: 0 });
   cleanups.push(() => t.engine.close(), () => app.close());
   const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => {
@@ -49,7 +49,7 @@ function strictServer(parts: Parameters<typeof testEngine>[0] = {}) {
 
 describe('webhook URL policy on a strict server (no --dev)', () => {
   it.each(REFUSED_URLS)('POST /api/webhooks: %s is refused with validation_error and nothing is stored', async (url) => {
-    const s = strictServer();
+    const s = await strictServer();
     const created = await s.call('POST', '/api/webhooks', { event_type: 'message:new', url, enabled: true });
     expect(created.status).toBe(400);
     expect(created.body).toMatchObject({ status: 'error', error_code: 'validation_error' });
@@ -57,7 +57,7 @@ describe('webhook URL policy on a strict server (no --dev)', () => {
   });
 
   it('PUT /api/webhooks/:id: every refused URL is refused on update and the stored URL is kept', async () => {
-    const s = strictServer();
+    const s = await strictServer();
     const created = await s.call('POST', '/api/webhooks', { event_type: 'message:new', url: 'https://example.com/hook', enabled: true });
     expect(created.status).toBe(200);
     const id = created.body?.data.id as number;
@@ -68,7 +68,7 @@ describe('webhook URL policy on a strict server (no --dev)', () => {
   });
 
   it('POST and PUT /partner/webhooks: the same policy applies to partner subscriptions', async () => {
-    const fx = partnerFixture();
+    const fx = await partnerFixture();
     cleanups.push(() => fx.engine.close(), () => fx.app.close());
     for (const url of REFUSED_URLS) {
       const created = await fx.call('POST', '/webhooks', { event_type: 'api-token:rotated', url, enabled: true });
@@ -81,7 +81,7 @@ describe('webhook URL policy on a strict server (no --dev)', () => {
   });
 
   it('POST /api/webhooks: a public https URL is accepted (the policy is not simply "refuse all")', async () => {
-    const s = strictServer();
+    const s = await strictServer();
     expect((await s.call('POST', '/api/webhooks', { event_type: 'message:new', url: 'https://hooks.example.com/x', enabled: true })).status).toBe(200);
   });
 });
@@ -121,7 +121,7 @@ describe('webhook delivery: DNS rebinding', () => {
       lookups.push(`${hostname}=${address}`);
       return [{ address, family: address.includes(':') ? 6 : 4 }];
     };
-    const s = strictServer({ webhookResolveHost: rebinding });
+    const s = await strictServer({ webhookResolveHost: rebinding });
     const hook = await s.call('POST', '/api/webhooks', { event_type: 'message:new', url: `https://rebind.example.com:${receiver.port}/hook`, enabled: true });
     expect(hook.status).toBe(200);
     const test = await s.call('POST', `/api/webhooks/${hook.body?.data.id}/test`);
@@ -131,7 +131,7 @@ describe('webhook delivery: DNS rebinding', () => {
       await s.engine.workers.runDue();
       s.clock.advance(1500);
     }
-    const delivery = s.engine.webhooks(s.local.workspace_id).deliveries(hook.body?.data.id, 1).items[0]!;
+    const delivery = (await s.engine.webhooks(s.local.workspace_id).deliveries(hook.body?.data.id, 1)).items[0]!;
     expect(delivery.status).toBe('failed');
     expect(delivery.attempts).toHaveLength(3);
     expect(lookups.length).toBeGreaterThanOrEqual(2);
@@ -145,11 +145,11 @@ describe('webhook delivery: DNS rebinding', () => {
     const receiver = await loopbackReceiver();
     const dialled = recordDials();
     const mixed: ResolveHost = async () => [{ address: '203.0.114.7', family: 4 }, { address: '10.0.0.5', family: 4 }];
-    const s = strictServer({ webhookResolveHost: mixed });
+    const s = await strictServer({ webhookResolveHost: mixed });
     const hook = await s.call('POST', '/api/webhooks', { event_type: 'message:new', url: `https://mixed.example.com:${receiver.port}/`, enabled: true });
     await s.call('POST', `/api/webhooks/${hook.body?.data.id}/test`);
     await s.engine.workers.runDue();
-    const delivery = s.engine.webhooks(s.local.workspace_id).deliveries(hook.body?.data.id, 1).items[0]!;
+    const delivery = (await s.engine.webhooks(s.local.workspace_id).deliveries(hook.body?.data.id, 1)).items[0]!;
     expect(JSON.stringify(delivery.attempts[0])).toContain('resolves to a private address');
     expect(JSON.stringify(delivery.attempts[0])).not.toContain('10.0.0.5'); // the internal address stays unsaid
     expect(dialled).toEqual([]);

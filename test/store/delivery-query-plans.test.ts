@@ -1,52 +1,45 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/store/database.js';
-import { createListenStore } from '../../src/store/listen-store.js';
-import { createMaintenanceStore } from '../../src/store/maintenance-store.js';
-import { createStatsStore } from '../../src/store/stats-store.js';
-import { DeliveryLog } from '../../src/webhooks/delivery-log.js';
-import { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
+import { describe, expect, it, vi } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import type { Statement } from '../../src/store/sql.js';
 import { tempDir } from '../cli/run-cli.js';
 
-/** Every statement the stores prepare over webhook_deliveries, captured as they are built. */
-function deliveryStatements(db: Db): string[] {
-  const statements: string[] = [];
-  const capturing = new Proxy(db, {
-    get(target, key) {
-      if (key === 'prepare') {
-        return (sql: string) => {
-          if (sql.includes('webhook_deliveries')) statements.push(sql);
-          return target.prepare(sql);
-        };
-      }
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+/** Every statement the modules below make (module constants, made as they load), captured through `query`. */
+const made = vi.hoisted((): Statement[] => []);
+vi.mock('../../src/store/sql.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/store/sql.js')>();
+  return {
+    ...actual,
+    query: (...args: Parameters<typeof actual.query>) => {
+      const statement = actual.query(...args);
+      made.push(statement);
+      return statement;
     },
-  });
-  new DeliveryQueue(capturing);
-  new DeliveryLog(capturing);
-  createStatsStore(capturing);
-  createListenStore(capturing);
-  createMaintenanceStore(capturing);
-  return statements;
+  };
+});
+
+/** The SQLite text of every statement over webhook_deliveries of the stores that read or write it. */
+async function deliveryStatements(): Promise<string[]> {
+  await import('../../src/webhooks/delivery-queue.js');
+  await import('../../src/webhooks/delivery-claim.js');
+  await import('../../src/webhooks/delivery-log.js');
+  await import('../../src/store/stats-store.js');
+  await import('../../src/store/listen-store.js');
+  await import('../../src/store/maintenance-store.js');
+  return [...new Set(made.map((statement) => statement.text.sqlite).filter((sql) => sql.includes('webhook_deliveries')))];
 }
 
-const parameters = (sql: string) => ({
-  named: Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((m) => [m[1], 1])),
-  positional: Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 1),
-});
+const parameters = (sql: string) => Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((m) => [m[1], 1]));
 
 describe('webhook delivery query plans', () => {
   // The outbox keeps every finished delivery for the retention period (10 days): a statement that scans the
   // table costs more each day, so every one must go through an index (the live queue is a small part of it).
-  it('no statement over webhook_deliveries scans the table; claims and /metrics read the per-subscription partial indexes', () => {
+  it('no statement over webhook_deliveries scans the table; claims and /metrics read the per-subscription partial indexes', async () => {
     const db = openDatabase(join(tempDir(), 'svc.db'));
-    const statements = deliveryStatements(db);
+    const statements = await deliveryStatements();
     expect(statements.length).toBeGreaterThan(15);
     const plans = statements.map((sql) => {
-      const { named, positional } = parameters(sql);
-      const statement = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
-      const rows = (Object.keys(named).length > 0 ? statement.all(named) : statement.all(...positional)) as Array<{ detail: string }>;
+      const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(parameters(sql)) as Array<{ detail: string }>;
       return { sql: sql.replace(/\s+/g, ' ').trim(), plan: rows.map((r) => r.detail) };
     });
     const tableScans = plans.filter(({ plan }) => plan.some((step) => /^SCAN (webhook_deliveries|d)$/.test(step) && !plan.includes('CO-ROUTINE d')));

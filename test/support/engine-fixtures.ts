@@ -7,14 +7,15 @@ import type { EngineContext } from '../../src/engine/context.js';
 import { isSvcError, type ErrorCode, type SvcError } from '../../src/engine/errors.js';
 import type { DomainEvent, EventSink } from '../../src/engine/events.js';
 import type { DeliveryOutcome, DeliveryRequest } from '../../src/network/driver.js';
-import { SimDriver } from '../../src/network/sim-driver.js';
+import { SimDriver, type SimState } from '../../src/network/sim-driver.js';
 import type { Db } from '../../src/store/database.js';
 import { createSimStore } from '../../src/store/sim-store.js';
+import type { SqlExecutor } from '../../src/store/sql.js';
 
-/** Runs `fn`, expects an SvcError with `code`, and returns it for further checks. */
-export function expectSvcError(fn: () => unknown, code: ErrorCode): SvcError {
+/** Runs `fn` (and awaits what it returns), expects an SvcError with `code`, and returns it for further checks. */
+export async function expectSvcError(fn: () => unknown, code: ErrorCode): Promise<SvcError> {
   try {
-    fn();
+    await fn();
   } catch (error) {
     if (!isSvcError(error)) throw error;
     expect(error.code).toBe(code);
@@ -30,7 +31,7 @@ export function recordingSink(): { events: DomainEvent[]; types: () => string[];
     events,
     types: () => events.map((e) => e.type),
     clear: () => void events.splice(0),
-    parts: () => ({ emit: (event) => void events.push(event) }),
+    parts: () => ({ emit: async (_tx, event) => void events.push(event) }),
   };
 }
 
@@ -54,9 +55,9 @@ export function tempDir(): string {
   return dir;
 }
 
-/** The sim driver's shared state backed by `db`, as createEngine builds it. */
-export const simStateOf = (db: Db, clock: Clock) => {
-  const sim = createSimStore(db);
+/** The sim driver's shared state on `sql` (e.g. `t.ctx.sql`), as createEngine builds it. */
+export const simStateOf = (sql: SqlExecutor, clock: Clock): SimState => {
+  const sim = createSimStore(sql);
   return {
     isUnreachable: (phone: string, accountPhone: string) => sim.isUnreachable(accountPhone, phone),
     deliveredId: (uid: string) => sim.deliveredId(uid),
@@ -72,8 +73,8 @@ export class StalledSim extends SimDriver {
   readonly requests: DeliveryRequest[] = [];
   private pending: Array<() => void> = [];
 
-  constructor(db: Db, clock: Clock, private readonly deliverFirst: boolean) {
-    super(simStateOf(db, clock));
+  constructor(sql: SqlExecutor, clock: Clock, private readonly deliverFirst: boolean) {
+    super(simStateOf(sql, clock));
   }
 
   override async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
@@ -92,8 +93,8 @@ export class StalledSim extends SimDriver {
 export class RecordingSim extends SimDriver {
   readonly delivered: DeliveryRequest[] = [];
 
-  constructor(db: Db, clock: Clock) {
-    super(simStateOf(db, clock));
+  constructor(sql: SqlExecutor, clock: Clock) {
+    super(simStateOf(sql, clock));
   }
 
   override async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {

@@ -5,25 +5,27 @@ import { renderOwnerMail } from '../../src/workers/owner-mail-text.js';
 import { testEngine } from '../support/test-engine.js';
 
 describe('webhook backlog bound', () => {
-  it('passing the bound logs once, records one owner notice and counts in the metric; catching up re-arms it', () => {
+  it('passing the bound logs once, records one owner notice and counts in the metric; catching up re-arms it', async () => {
     const logged: string[] = [];
     const reported: number[] = [];
-    const t = testEngine({
+    const t = await testEngine({
       logger: { info: () => undefined, error: (line) => void logged.push(line) },
       metrics: { webhookAttempt: () => undefined, webhookBacklog: (n) => void reported.push(n) },
     });
     const ws = t.local.workspace_id;
-    const sub = t.engine.webhooks(ws).create({ event_type: 'message:new', url: 'https://hooks.example.com/slow' });
+    const sub = await t.engine.webhooks(ws).create({ event_type: 'message:new', url: 'https://hooks.example.com/slow' });
     const { queue } = webhookRuntime(t.engine.context);
-    const enqueue = (n: number) => { for (let i = 0; i < n; i += 1) queue.enqueue({ subscriptionId: sub.id, eventType: 'message:new', payload: { i }, now: t.clock.now() }); };
+    const enqueue = async (n: number) => {
+      for (let i = 0; i < n; i += 1) await queue.enqueue({ subscriptionId: sub.id, eventType: 'message:new', payload: { i }, now: t.clock.now() });
+    };
     const notices = () => t.db.prepare(`SELECT * FROM owner_notifications WHERE kind = 'webhook_backlog'`).all() as Array<{ details: string; subscription_id: number }>;
 
-    enqueue(10);
-    expect(checkWebhookBacklog(t.engine.context, 10)).toBe(0);
-    enqueue(1);
+    await enqueue(10);
+    expect(await checkWebhookBacklog(t.engine.context, 10)).toBe(0);
+    await enqueue(1);
     t.clock.advance(30_000);
-    expect(checkWebhookBacklog(t.engine.context, 10)).toBe(1);
-    expect(checkWebhookBacklog(t.engine.context, 10)).toBe(1);
+    expect(await checkWebhookBacklog(t.engine.context, 10)).toBe(1);
+    expect(await checkWebhookBacklog(t.engine.context, 10)).toBe(1);
     expect(notices()).toHaveLength(1);
     expect(JSON.parse(notices()[0]!.details)).toMatchObject({ pending: 11, bound: 10, oldest_age_sec: 30, url: 'https://hooks.example.com/slow' });
     expect(logged).toEqual([`webhook backlog: workspace:${ws} has 11 deliveries queued (bound 10), the oldest 30 s old`]);
@@ -31,9 +33,9 @@ describe('webhook backlog bound', () => {
 
     // Drained below half the bound: the next crossing notifies again.
     t.db.prepare(`UPDATE webhook_deliveries SET status = 'succeeded', completed_at = 1 WHERE id IN (SELECT id FROM webhook_deliveries LIMIT 8)`).run();
-    expect(checkWebhookBacklog(t.engine.context, 10)).toBe(0);
-    enqueue(10);
-    expect(checkWebhookBacklog(t.engine.context, 10)).toBe(1);
+    expect(await checkWebhookBacklog(t.engine.context, 10)).toBe(0);
+    await enqueue(10);
+    expect(await checkWebhookBacklog(t.engine.context, 10)).toBe(1);
     expect(notices()).toHaveLength(2);
   });
 

@@ -3,13 +3,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
 import type { Db } from '../../src/store/database.js';
 import type { JobRunner } from '../../src/workers/worker-runner.js';
-import { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
+import type { DeliveryOutbox, DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
 import { DeliveryWorker, type OutgoingWebhook, type SendFn } from '../../src/webhooks/delivery-worker.js';
 import { httpSend } from '../../src/webhooks/http-sender.js';
 import { createWebhookDispatcher } from '../../src/webhooks/guarded-dispatcher.js';
 import type { SendOutcome } from '../../src/webhooks/http-sender.js';
 import { generateSecret, verify } from '../../src/webhooks/signature.js';
-import { insertSubscription, insertWorkspace, openWebhooksDb, startReceiver, type Receiver } from './helpers.js';
+import { insertSubscription, insertWorkspace, openOutbox, startReceiver, type Receiver } from './helpers.js';
 
 const OK: SendOutcome = { ok: true, statusCode: 200, durationMs: 1, error: null };
 const FAIL: SendOutcome = { ok: false, statusCode: 503, durationMs: 1, error: 'receiver answered 503' };
@@ -27,11 +27,12 @@ function fakeSender(answer: (req: OutgoingWebhook) => SendOutcome | Promise<Send
 describe('DeliveryWorker', () => {
   let db: Db;
   let queue: DeliveryQueue;
+  let outbox: DeliveryOutbox;
   let clock: FakeClock;
   let ws: number;
   const workers: DeliveryWorker[] = [];
   const worker = (send: SendFn, extra: Partial<ConstructorParameters<typeof DeliveryWorker>[0]> = {}) => {
-    const w = new DeliveryWorker({ queue, clock, send, owner: `test-${workers.length}`, ...extra });
+    const w = new DeliveryWorker({ outbox, clock, send, owner: `test-${workers.length}`, ...extra });
     workers.push(w);
     return w;
   };
@@ -40,9 +41,8 @@ describe('DeliveryWorker', () => {
   const statusOf = (id: number) => (db.prepare('SELECT status FROM webhook_deliveries WHERE id = ?').get(id) as { status: string }).status;
 
   beforeEach(() => {
-    db = openWebhooksDb();
+    ({ db, queue, outbox } = openOutbox());
     clock = new FakeClock();
-    queue = new DeliveryQueue(db);
     ws = insertWorkspace(db);
   });
   afterEach(async () => {
@@ -53,9 +53,9 @@ describe('DeliveryWorker', () => {
     const sub = insertSubscription(db, { workspaceId: ws });
     const { sent, send } = fakeSender(() => FAIL);
     const w = worker(send);
-    const [id] = queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { n: 1 }, now: clock.now() });
+    const [id] = await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { n: 1 }, now: clock.now() });
     expect(await w.runDue()).toBe(1);
-    expect(w.nextDueAt()).toBe(clock.now() + 5000);
+    expect(await w.nextDueAt()).toBe(clock.now() + 5000);
     clock.advance(4999);
     expect(await w.runDue()).toBe(0);
     clock.advance(1);
@@ -67,7 +67,7 @@ describe('DeliveryWorker', () => {
     expect(await w.runDue()).toBe(1);
     expect(counter(sub)).toBe(1);
     expect(statusOf(id!)).toBe('failed');
-    expect(w.nextDueAt()).toBeNull();
+    expect(await w.nextDueAt()).toBeNull();
     clock.advance(3_600_000);
     expect(await w.runDue()).toBe(0);
     expect(sent).toHaveLength(3);
@@ -76,17 +76,17 @@ describe('DeliveryWorker', () => {
     expect(sent.map((r) => (Number(r.headers['webhook-timestamp']) - first) * 1000)).toEqual([0, 5000, 35_000]);
   });
 
-  it('DeliveryWorker: can be handed to the engine as a JobRunner', () => {
+  it('DeliveryWorker: can be handed to the engine as a JobRunner', async () => {
     const runner: JobRunner = worker(fakeSender().send);
     expect(runner.name).toBe('webhook-delivery');
-    expect(runner.nextDueAt()).toBeNull();
+    expect(await runner.nextDueAt()).toBeNull();
   });
 
   it('runDue: configured retry delays are used', async () => {
     insertSubscription(db, { workspaceId: ws });
     const { sent, send } = fakeSender(() => FAIL);
     const w = worker(send, { retryDelays: [100, 200] });
-    queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: clock.now() });
+    await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: clock.now() });
     await w.runDue();
     clock.advance(100);
     await w.runDue();
@@ -101,9 +101,9 @@ describe('DeliveryWorker', () => {
     insertSubscription(db, { workspaceId: ws, secret, url: 'https://hooks.example.com/in' });
     const { sent, send } = fakeSender();
     const w = worker(send);
-    const [id] = queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { event_type: 'message:new', message: { message_uid: 'u1' } }, now: clock.now() });
+    const [id] = await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { event_type: 'message:new', message: { message_uid: 'u1' } }, now: clock.now() });
     await w.runDue();
-    queue.redeliver(id!, clock.now());
+    await queue.redeliver(id!, clock.now());
     await w.runDue();
     expect(sent).toHaveLength(2);
     for (const req of sent) {
@@ -125,8 +125,8 @@ describe('DeliveryWorker', () => {
       return OK;
     });
     const w = worker(send, { concurrency: 4, perSubscriptionCap: 1 });
-    for (let i = 0; i < 5; i++) queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { i }, now: clock.now() });
-    for (let i = 0; i < 6; i++) queue.enqueueEvent({ workspaceId: ws, eventType: 'chat:created', payload: { i }, now: clock.now() });
+    for (let i = 0; i < 5; i++) await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { i }, now: clock.now() });
+    for (let i = 0; i < 6; i++) await queue.enqueueEvent({ workspaceId: ws, eventType: 'chat:created', payload: { i }, now: clock.now() });
     const done = w.runDue();
     await expect.poll(() => sent.filter((r) => r.subscriptionId === fast).length).toBe(6);
     expect(sent.filter((r) => r.subscriptionId === slow)).toHaveLength(1); // capped, and stuck
@@ -140,11 +140,11 @@ describe('DeliveryWorker', () => {
     insertSubscription(db, { workspaceId: ws });
     const hung = fakeSender(() => new Promise<SendOutcome>(() => {})); // the "killed" process never finishes
     // Not registered for afterEach: its delivery never finishes, so stop() would wait forever.
-    const dead = new DeliveryWorker({ queue, clock, send: hung.send, owner: 'dead', leaseMs: 30_000 });
-    const [id] = queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: clock.now() });
-    expect(dead.tick()).toBe(1);
+    const dead = new DeliveryWorker({ outbox, clock, send: hung.send, owner: 'dead', leaseMs: 30_000 });
+    const [id] = await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: clock.now() });
+    expect(await dead.tick()).toBe(1);
     const alive = fakeSender();
-    const other = new DeliveryWorker({ queue, clock, send: alive.send, owner: 'other', leaseMs: 30_000 });
+    const other = new DeliveryWorker({ outbox, clock, send: alive.send, owner: 'other', leaseMs: 30_000 });
     expect(await other.runDue()).toBe(0);
     clock.advance(30_000);
     expect(await other.runDue()).toBe(1);
@@ -157,7 +157,7 @@ describe('DeliveryWorker', () => {
     const w = worker(async () => {
       throw new Error('boom');
     }, { urlPolicy: 'strict' });
-    const [id] = queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: clock.now() });
+    const [id] = await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: clock.now() });
     await w.runDue();
     const attempt = db.prepare('SELECT ok, status_code, error FROM webhook_attempts WHERE delivery_id = ?').get(id);
     expect(attempt).toEqual({ ok: 0, status_code: null, error: 'url must use https on this server' });
@@ -181,7 +181,7 @@ describe('DeliveryWorker', () => {
       const sub = insertSubscription(db, { workspaceId: ws, secret, url: `${receiver.url}/hooks` });
       const dispatcher = createWebhookDispatcher('dev');
       const w = worker(httpSend(dispatcher, 1000));
-      queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { event_type: 'message:new' }, now: clock.now() });
+      await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { event_type: 'message:new' }, now: clock.now() });
       await w.runDue();
       clock.advance(5000);
       await w.runDue();

@@ -18,9 +18,9 @@ export const ok = (statusCode = 200): SendOutcome => ({ ok: true, statusCode, du
 export const fail = (statusCode = 500): SendOutcome => ({ ok: false, statusCode, durationMs: 1, error: `HTTP ${statusCode}` });
 
 /** A test engine (fake clock, in-memory) whose webhooks go to a fake sender; dev mode so http URLs pass. */
-export function webhookEngine(answer?: Parameters<typeof fakeSender>[0], parts: Partial<EngineParts> & { clock?: FakeClock } = {}) {
+export async function webhookEngine(answer?: Parameters<typeof fakeSender>[0], parts: Partial<EngineParts> & { clock?: FakeClock } = {}) {
   const sender = fakeSender(answer);
-  const t = testEngine({ webhookSend: sender.send, ...parts, config: { dev: true, ...parts.config } });
+  const t = await testEngine({ webhookSend: sender.send, ...parts, config: { dev: true, ...parts.config } });
   const hooks = t.engine.webhooks(t.local.workspace_id);
   return { ...t, sender, hooks };
 }

@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock, systemClock } from '../../src/engine/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
-import { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { fixedRandom } from '../support/test-engine.js';
-import { insertSubscription, insertWorkspace, openWebhooksDb, startReceiver, type Receiver } from './helpers.js';
+import { insertSubscription, insertWorkspace, openOutbox, startReceiver, type Receiver } from './helpers.js';
 
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -33,15 +33,15 @@ describe('webhook fairness across tenants (real receivers)', () => {
       res.end('ok');
     });
     receivers.push(...hanging, healthy);
-    const engine = createEngine({ db: openDatabase(':memory:'), clock: systemClock, random: fixedRandom(), config: { dev: true } });
+    const engine = createEngine({ database: new SqliteDatabase(openDatabase(':memory:')), clock: systemClock, random: fixedRandom(), config: { dev: true } });
     stop = async () => engine.close();
-    const noisy = engine.admin.createWorkspace({ name: 'Noisy' }).workspace_id;
-    const calm = engine.admin.createWorkspace({ name: 'Calm' }).workspace_id;
-    for (const r of hanging) engine.webhooks(noisy).create({ event_type: 'message:received:new', url: `${r.url}/hook` });
-    engine.webhooks(calm).create({ event_type: 'message:received:new', url: `${healthy.url}/hook` });
-    engine.sim(noisy).connect({ phone: '+15550004001' });
-    engine.sim(calm).connect({ phone: '+15550004002' });
-    for (let i = 0; i < 16; i += 1) engine.sim(noisy).receive({ from: `+4915100000${String(i).padStart(3, '0')}`, to: '+15550004001', text: `noise ${i}` });
+    const noisy = (await engine.admin.createWorkspace({ name: 'Noisy' })).workspace_id;
+    const calm = (await engine.admin.createWorkspace({ name: 'Calm' })).workspace_id;
+    for (const r of hanging) await engine.webhooks(noisy).create({ event_type: 'message:received:new', url: `${r.url}/hook` });
+    await engine.webhooks(calm).create({ event_type: 'message:received:new', url: `${healthy.url}/hook` });
+    await engine.sim(noisy).connect({ phone: '+15550004001' });
+    await engine.sim(calm).connect({ phone: '+15550004002' });
+    for (let i = 0; i < 16; i += 1) await engine.sim(noisy).receive({ from: `+4915100000${String(i).padStart(3, '0')}`, to: '+15550004001', text: `noise ${i}` });
     engine.workers.start();
     await new Promise((r) => setTimeout(r, 200)); // the noisy tenant's deliveries are in flight and hanging
 
@@ -49,7 +49,7 @@ describe('webhook fairness across tenants (real receivers)', () => {
     for (let i = 0; i < 40; i += 1) {
       const text = `calm ${i}`;
       sentAt.set(text, performance.now());
-      engine.sim(calm).receive({ from: `+4915200000${String(i).padStart(3, '0')}`, to: '+15550004002', text });
+      await engine.sim(calm).receive({ from: `+4915200000${String(i).padStart(3, '0')}`, to: '+15550004002', text });
       await new Promise((r) => setTimeout(r, 25));
     }
     const deadline = performance.now() + 4000;
@@ -65,33 +65,31 @@ describe('webhook fairness across tenants (real receivers)', () => {
 describe('fair claims (queue level)', () => {
   const OK = { ok: true, statusCode: 200, durationMs: 1, error: null } as const;
 
-  it('tenants sharing one receiver host each have their own cap there', () => {
-    const db = openWebhooksDb();
+  it('tenants sharing one receiver host each have their own cap there', async () => {
+    const { db, queue, outbox } = openOutbox();
     const clock = new FakeClock();
-    const queue = new DeliveryQueue(db);
     const [a, b] = [insertWorkspace(db), insertWorkspace(db)];
     const slowPath = insertSubscription(db, { workspaceId: a, url: 'https://shared.example.com/slow' });
     const otherTenant = insertSubscription(db, { workspaceId: b, url: 'https://shared.example.com/fine' });
-    for (let i = 0; i < 50; i += 1) queue.enqueue({ subscriptionId: slowPath, eventType: 'message:new', payload: { i }, now: clock.now() });
+    for (let i = 0; i < 50; i += 1) await queue.enqueue({ subscriptionId: slowPath, eventType: 'message:new', payload: { i }, now: clock.now() });
     const options = { now: clock.now(), limit: 32, leaseMs: 60_000, perSubscriptionCap: 8, perEndpointCap: 8, perTenantCap: 16 };
-    expect(queue.claimDue({ ...options, owner: 'w1' })).toHaveLength(8); // a's slow path: 8 hang
-    queue.enqueue({ subscriptionId: otherTenant, eventType: 'message:new', payload: {}, now: clock.now() });
-    expect(queue.claimDue({ ...options, owner: 'w2' }).map((d) => d.subscriptionId)).toEqual([otherTenant]);
+    expect(await outbox.claimDue({ ...options, owner: 'w1' })).toHaveLength(8); // a's slow path: 8 hang
+    await queue.enqueue({ subscriptionId: otherTenant, eventType: 'message:new', payload: {}, now: clock.now() });
+    expect((await outbox.claimDue({ ...options, owner: 'w2' })).map((d) => d.subscriptionId)).toEqual([otherTenant]);
   });
 
-  it('subscriptions sharing one receiver get equal turns, whatever their ids', () => {
-    const db = openWebhooksDb();
+  it('subscriptions sharing one receiver get equal turns, whatever their ids', async () => {
+    const { db, queue, outbox } = openOutbox();
     const clock = new FakeClock();
-    const queue = new DeliveryQueue(db);
     const ws = insertWorkspace(db);
     const subs = [1, 2, 3, 4].map((n) => insertSubscription(db, { workspaceId: ws, eventType: `e${n}`, url: 'https://one.example.com/h' }));
-    for (const sub of subs) for (let i = 0; i < 100; i += 1) queue.enqueue({ subscriptionId: sub, eventType: 'x', payload: {}, now: clock.now() });
+    for (const sub of subs) for (let i = 0; i < 100; i += 1) await queue.enqueue({ subscriptionId: sub, eventType: 'x', payload: {}, now: clock.now() });
     const served = new Map<number, number>();
     for (let round = 0; round < 50; round += 1) {
-      const claimed = queue.claimDue({ now: clock.now(), limit: 8, owner: 'w', leaseMs: 60_000, perSubscriptionCap: 8, perEndpointCap: 8 });
+      const claimed = await outbox.claimDue({ now: clock.now(), limit: 8, owner: 'w', leaseMs: 60_000, perSubscriptionCap: 8, perEndpointCap: 8 });
       for (const d of claimed) {
         served.set(d.subscriptionId, (served.get(d.subscriptionId) ?? 0) + 1);
-        queue.recordAttempt({ deliveryId: d.id, owner: 'w', outcome: OK, now: clock.now() });
+        await outbox.recordAttempt({ deliveryId: d.id, owner: 'w', outcome: OK, now: clock.now() });
       }
     }
     const counts = subs.map((sub) => served.get(sub) ?? 0);

@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { openDatabase, schemaVersion, type Db } from '../../src/store/database.js';
 import { WEBHOOKS_SCHEMA } from '../../src/store/migrations/002-webhooks.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
+import { DeliveryOutbox, type DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
 
 /** A request a test receiver saw. */
 export interface ReceivedRequest {
@@ -52,6 +54,18 @@ export function openWebhooksDb(path = ':memory:'): Db {
   const applied = db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'webhook_deliveries'`).get() !== undefined;
   if (schemaVersion(db) < 2 && !applied) db.exec(WEBHOOKS_SCHEMA);
   return db;
+}
+
+/**
+ * The outbox on a database from `openWebhooksDb` (in memory by default): `db` is the raw handle for setting up
+ * and inspecting rows, `queue` the autocommit queue (enqueue, redeliver, nextDueAt), `outbox` what workers use
+ * (claims and records, each in one write transaction).
+ */
+export function openOutbox(path = ':memory:'): { db: Db; database: SqliteDatabase; queue: DeliveryQueue; outbox: DeliveryOutbox } {
+  const db = openWebhooksDb(path);
+  const database = new SqliteDatabase(db);
+  const outbox = DeliveryOutbox.over(database);
+  return { db, database, queue: outbox.queue, outbox };
 }
 
 /** Inserts a workspace and returns its id. */

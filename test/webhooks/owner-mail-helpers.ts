@@ -3,6 +3,7 @@ import { SMTPServer } from 'smtp-server';
 import { FakeClock } from '../../src/engine/clock.js';
 import { createEngine, type EngineParts } from '../../src/runtime/create-engine.js';
 import type { Db } from '../../src/store/database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { fakeSender, fail } from './engine-helpers.js';
 import { fixedRandom } from '../support/test-engine.js';
 
@@ -63,13 +64,13 @@ export async function freePort(): Promise<number> {
 /**
  * An engine (fake clock, dev mode) whose webhooks always fail with 500, with a workspace "Acme" owned by
  * owner@example.com and one subscription to it. Retries are immediate, so each `runDue` after a test event
- * is one failed delivery.
+ * is one failed delivery. `db` is the raw better-sqlite3 handle the engine's SQLite database wraps (tests read it).
  */
 export function failingEngine(db: Db, parts: Partial<EngineParts> & { clock?: FakeClock } = {}) {
   const clock = parts.clock ?? new FakeClock();
   const sender = fakeSender(() => fail(500));
   const engine = createEngine({
-    db,
+    database: new SqliteDatabase(db),
     random: fixedRandom(),
     webhookSend: sender.send,
     ...parts,
@@ -80,17 +81,17 @@ export function failingEngine(db: Db, parts: Partial<EngineParts> & { clock?: Fa
 }
 
 /** Creates a workspace and a subscription of it; returns their ids, token and signing secret. */
-export function subscribedWorkspace(engine: ReturnType<typeof createEngine>, ownerEmail?: string) {
-  const ws = engine.admin.createWorkspace({ name: 'Acme', ...(ownerEmail === undefined ? {} : { owner_email: ownerEmail }) });
+export async function subscribedWorkspace(engine: ReturnType<typeof createEngine>, ownerEmail?: string) {
+  const ws = await engine.admin.createWorkspace({ name: 'Acme', ...(ownerEmail === undefined ? {} : { owner_email: ownerEmail }) });
   const hooks = engine.webhooks(ws.workspace_id);
-  const created = hooks.create({ event_type: 'message:received:new', url: 'https://hooks.example.com/in?token=qs-secret-123' });
+  const created = await hooks.create({ event_type: 'message:received:new', url: 'https://hooks.example.com/in?token=qs-secret-123' });
   return { ws, hooks, subscription: created };
 }
 
 /** Queues `n` test events for the subscription and runs the workers after each, so each one fails in full. */
 export async function failDeliveries(engine: ReturnType<typeof createEngine>, hooks: ReturnType<ReturnType<typeof createEngine>['webhooks']>, id: number, n: number) {
   for (let i = 0; i < n; i += 1) {
-    hooks.test(id);
+    await hooks.test(id);
     await engine.workers.runDue();
   }
 }

@@ -27,7 +27,7 @@ describe('owner notification e-mails', () => {
   it('after the threshold, exactly one plain-text mail reaches the owner: subscription, streak, last error, next steps, no secret', async () => {
     const smtp = await smtpServer();
     const t = engineOn(openDatabase(':memory:'), { smtp: { url: smtp.url('notify%40example.com:smtp-pa55@'), from: 'alerts@example.com' } });
-    const { ws, hooks, subscription } = subscribedWorkspace(t.engine, 'owner@example.com');
+    const { ws, hooks, subscription } = await subscribedWorkspace(t.engine, 'owner@example.com');
 
     await failDeliveries(t.engine, hooks, subscription.id, 2);
     expect(smtp.mails).toHaveLength(0);
@@ -61,7 +61,7 @@ describe('owner notification e-mails', () => {
   it('without SMTP the notification is only recorded: no mail, emailed_at stays NULL', async () => {
     const smtp = await smtpServer();
     const t = engineOn(openDatabase(':memory:'));
-    const { hooks, subscription } = subscribedWorkspace(t.engine, 'owner@example.com');
+    const { hooks, subscription } = await subscribedWorkspace(t.engine, 'owner@example.com');
     await failDeliveries(t.engine, hooks, subscription.id, 3);
     t.clock.advance(60_000);
     await t.engine.workers.runDue();
@@ -72,7 +72,7 @@ describe('owner notification e-mails', () => {
   it('a workspace without an owner address: the notification is marked skipped, not retried', async () => {
     const smtp = await smtpServer();
     const t = engineOn(openDatabase(':memory:'), { smtp: { url: smtp.url() } });
-    const { hooks, subscription } = subscribedWorkspace(t.engine);
+    const { hooks, subscription } = await subscribedWorkspace(t.engine);
     await failDeliveries(t.engine, hooks, subscription.id, 3);
     expect(notificationRows(t.db)).toEqual([expect.objectContaining({ mail_status: 'skipped', mail_error: 'no owner e-mail address' })]);
     await expect(t.engine.workers.runDue()).resolves.toBe(0);
@@ -84,7 +84,7 @@ describe('owner notification e-mails', () => {
     const log: string[] = [];
     const url = `smtp://notify:very-secret-pw@127.0.0.1:${port}`;
     const t = engineOn(openDatabase(':memory:'), { smtp: { url }, ownerMailer: { log: (line) => log.push(line) } });
-    const { hooks, subscription } = subscribedWorkspace(t.engine, 'owner@example.com');
+    const { hooks, subscription } = await subscribedWorkspace(t.engine, 'owner@example.com');
     await failDeliveries(t.engine, hooks, subscription.id, 3);
 
     const [failed] = notificationRows(t.db);
@@ -111,9 +111,9 @@ describe('owner notification e-mails', () => {
   it('a partner subscription: the mail goes to the partner e-mail and names the partner commands', async () => {
     const smtp = await smtpServer();
     const t = engineOn(openDatabase(':memory:'), { smtp: { url: smtp.url() } });
-    const partner = t.engine.admin.createPartner({ name: 'Resell', email: 'ops@resell.example' });
+    const partner = await t.engine.admin.createPartner({ name: 'Resell', email: 'ops@resell.example' });
     const hooks = t.engine.partner(partner.partner_id).webhooks();
-    const { id, secret } = hooks.create({ event_type: 'workspace:quota_full', url: 'https://partner.example.com/hook' });
+    const { id, secret } = await hooks.create({ event_type: 'workspace:quota_full', url: 'https://partner.example.com/hook' });
     await failDeliveries(t.engine, hooks, id, 3);
     expect(smtp.mails.map((m) => m.to)).toEqual([['ops@resell.example']]);
     expect(smtp.mails[0]!.raw).toContain('partner "Resell"');
@@ -121,16 +121,16 @@ describe('owner notification e-mails', () => {
     for (const hidden of [secret, partner.partner_secret]) expect(smtp.mails[0]!.raw).not.toContain(hidden);
   });
 
-  it('owner addresses are checked: one address, no header tricks; admin update can set and remove it', () => {
+  it('owner addresses are checked: one address, no header tricks; admin update can set and remove it', async () => {
     const t = engineOn(openDatabase(':memory:'));
-    expect(() => t.engine.admin.createWorkspace({ name: 'X', owner_email: 'a@b.example\r\nBcc: evil@x.example' })).toThrow(/e-mail address/);
-    expect(() => t.engine.admin.createPartner({ name: 'P', email: 'not-an-address' })).toThrow(/e-mail address/);
-    const { workspace_id } = t.engine.admin.createWorkspace({ name: 'X', owner_email: ' owner@example.com ' });
+    await expect(t.engine.admin.createWorkspace({ name: 'X', owner_email: 'a@b.example\r\nBcc: evil@x.example' })).rejects.toThrow(/e-mail address/);
+    await expect(t.engine.admin.createPartner({ name: 'P', email: 'not-an-address' })).rejects.toThrow(/e-mail address/);
+    const { workspace_id } = await t.engine.admin.createWorkspace({ name: 'X', owner_email: ' owner@example.com ' });
     const email = () => t.db.prepare('SELECT owner_email FROM workspaces WHERE id = ?').pluck().get(workspace_id);
     expect(email()).toBe('owner@example.com');
-    t.engine.admin.updateWorkspace(workspace_id, { owner_email: 'new@example.com' });
+    await t.engine.admin.updateWorkspace(workspace_id, { owner_email: 'new@example.com' });
     expect(email()).toBe('new@example.com');
-    t.engine.admin.updateWorkspace(workspace_id, { owner_email: null });
+    await t.engine.admin.updateWorkspace(workspace_id, { owner_email: null });
     expect(email()).toBeNull();
   });
 
@@ -138,14 +138,17 @@ describe('owner notification e-mails', () => {
     const smtp = await smtpServer();
     const path = join(mkdtempSync(join(tmpdir(), 'svc-owner-mail-')), 'svc.db');
     const clock = new FakeClock();
-    // A process without SMTP records the notifications; two with SMTP then race for them.
+    // A process without SMTP records the notifications; two with SMTP then race for them. All three share this
+    // test's event loop, where a connection waiting for another's write lock (SQLite's busy wait is synchronous)
+    // would stall the very loop the lock holder needs to commit: a short wait makes the loser give up at once
+    // and try at its next run, as a mailer does when another process holds the lock.
     const writer = engineOn(openDatabase(path), { clock });
-    const a = engineOn(openDatabase(path), { clock, smtp: { url: smtp.url() } });
-    const b = engineOn(openDatabase(path), { clock, smtp: { url: smtp.url() } });
+    const a = engineOn(openDatabase(path, { busyTimeoutMs: 50 }), { clock, smtp: { url: smtp.url() } });
+    const b = engineOn(openDatabase(path, { busyTimeoutMs: 50 }), { clock, smtp: { url: smtp.url() } });
     const owners = ['one@example.com', 'two@example.com', 'three@example.com'];
     for (const owner of owners) {
-      const { hooks, subscription } = subscribedWorkspace(writer.engine, owner);
-      for (let i = 0; i < 3; i += 1) hooks.test(subscription.id);
+      const { hooks, subscription } = await subscribedWorkspace(writer.engine, owner);
+      for (let i = 0; i < 3; i += 1) await hooks.test(subscription.id);
     }
     await writer.engine.workers.runDue();
     expect(notificationRows(a.db)).toHaveLength(3);

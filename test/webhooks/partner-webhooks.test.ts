@@ -6,16 +6,16 @@ import { webhookEngine } from './engine-helpers.js';
 
 describe('partner webhooks', () => {
   it('partner: its subscriptions get partner events with X-SVC-Partner-Id and a verifiable X-SVC-Signature', async () => {
-    const t = webhookEngine();
-    const partner = t.engine.admin.createPartner({ name: 'Acme' });
-    const row = t.engine.context.stores.partners.byPublicId(partner.partner_id)!;
+    const t = await webhookEngine();
+    const partner = await t.engine.admin.createPartner({ name: 'Acme' });
+    const row = (await t.engine.context.stores.partners.byPublicId(partner.partner_id))!;
     const hooks = partnerSubscriptions(t.engine.context, row.id);
-    expectSvcError(() => hooks.create({ event_type: 'message:new', url: 'http://localhost/p' }), 'validation_error');
-    const sub = hooks.create({ event_type: 'messenger_account:connected', url: 'http://localhost/p' });
+    await expectSvcError(() => hooks.create({ event_type: 'message:new', url: 'http://localhost/p' }), 'validation_error');
+    const sub = await hooks.create({ event_type: 'messenger_account:connected', url: 'http://localhost/p' });
     // A workspace token cannot see partner subscriptions, nor a partner a workspace's.
-    expectSvcError(() => t.hooks.get(sub.id), 'not_found');
-    const workspace = t.engine.partner(partner.partner_id).createWorkspace({ display_name: 'Shop', seats_purchased: 2 });
-    t.engine.sim(workspace.workspace_id).connect({ phone: '+15550000888' });
+    await expectSvcError(() => t.hooks.get(sub.id), 'not_found');
+    const workspace = await t.engine.partner(partner.partner_id).createWorkspace({ display_name: 'Shop', seats_purchased: 2 });
+    await t.engine.sim(workspace.workspace_id).connect({ phone: '+15550000888' });
     await t.engine.workers.runDue();
     expect(t.sender.sent).toHaveLength(1);
     const [request] = t.sender.sent;
@@ -25,6 +25,6 @@ describe('partner webhooks', () => {
     });
     expect(payload.partner_id).toBe(partner.partner_id);
     expect(JSON.parse(request!.body)).toMatchObject({ event_type: 'messenger_account:connected', data: { phone: '+15550000888', workspace_id: workspace.workspace_id } });
-    expect(hooks.deliveries(sub.id, 1).items[0]).toMatchObject({ status: 'succeeded' });
+    expect((await hooks.deliveries(sub.id, 1)).items[0]).toMatchObject({ status: 'succeeded' });
   });
 });

@@ -3,15 +3,16 @@ import { FakeClock } from '../../src/engine/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { openDatabase } from '../../src/store/database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-function server(dev: boolean) {
-  const engine = createEngine({ db: openDatabase(':memory:'), clock: new FakeClock(), config: { dev }, webhookSend: async () => ({ ok: true, statusCode: 200, durationMs: 1, error: null }) });
-  const { token } = engine.ensureLocalWorkspace();
+async function server(dev: boolean) {
+  const engine = createEngine({ database: new SqliteDatabase(openDatabase(':memory:')), clock: new FakeClock(), config: { dev }, webhookSend: async () => ({ ok: true, statusCode: 200, durationMs: 1, error: null }) });
+  const { token } = await engine.ensureLocalWorkspace();
   const app = buildServer({ engine, rateLimitPerMinute: 0 });
   closers.push(async () => {
     await app.close();
@@ -24,7 +25,7 @@ function server(dev: boolean) {
 
 describe('webhook routes', () => {
   it('routes: strict URL policy on svc serve; http and private addresses only with --dev', async () => {
-    const strict = server(false);
+    const strict = await server(false);
     for (const url of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://10.0.0.8/hook', 'https://localhost/hook']) {
       const res = await strict.call('POST', '/webhooks', { event_type: 'message:new', url });
       expect(res.statusCode, url).toBe(400);
@@ -32,12 +33,12 @@ describe('webhook routes', () => {
     }
     const accepted = await strict.call('POST', '/webhooks', { event_type: 'message:new', url: 'https://hooks.example.com/a' });
     expect(accepted.statusCode).toBe(200);
-    const dev = server(true);
+    const dev = await server(true);
     expect((await dev.call('POST', '/webhooks', { event_type: 'message:new', url: 'http://127.0.0.1:3000/hook' })).statusCode).toBe(200);
   });
 
   it('routes: envelope bodies; PUT is partial; DELETE answers {deleted, id}; secret only on creation or asked', async () => {
-    const { call } = server(true);
+    const { call } = await server(true);
     const created = (await call('POST', '/webhooks', { event_type: 'message:new', url: 'http://localhost/a' })).json();
     expect(created).toMatchObject({ status: 'ok', data: { event_type: 'message:new', enabled: true, errors_counter: 0 } });
     const id = created.data.id as number;
@@ -56,7 +57,7 @@ describe('webhook routes', () => {
   });
 
   it('routes: the webhook operations appear in /api/openapi.json', async () => {
-    const { app } = server(true);
+    const { app } = await server(true);
     const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(doc.paths['/webhooks'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/webhooks/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'put']);

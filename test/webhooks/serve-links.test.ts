@@ -42,9 +42,9 @@ describe('svc serve: links in webhook payloads', () => {
   const withSentEvent = async (publicUrl: string | undefined, check: (serverUrl: string, body: SentBody) => Promise<void>) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-links-'));
     dirs.push(dataDir);
-    const setup = openEngine({ dataDir, dev: true });
-    const { workspace_id: workspaceId, token } = setup.ensureLocalWorkspace();
-    const file = setup.workspace(workspaceId).uploadFile({ filename: 'a.txt', mimetype: 'text/plain', content: Buffer.from('hello') });
+    const setup = await openEngine({ dataDir, dev: true });
+    const { workspace_id: workspaceId, token } = await setup.ensureLocalWorkspace();
+    const file = await setup.workspace(workspaceId).uploadFile({ filename: 'a.txt', mimetype: 'text/plain', content: Buffer.from('hello') });
     await setup.close();
     const rx = await startReceiver();
     const server = await serve({ port: 0, host: '127.0.0.1', dataDir, dev: true, publicUrl, log: () => undefined });

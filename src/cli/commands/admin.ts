@@ -95,16 +95,18 @@ function interval(value: string): number | 'default' {
 const storageMb = interval;
 
 /** Opens the engine of the configured data directory for one operation and always closes it. */
-async function withEngine<T>(ctx: CliContext, run: (engine: Engine) => T): Promise<T> {
+async function withEngine<T>(ctx: CliContext, run: (engine: Engine) => Promise<T>): Promise<T> {
   if (ctx.globals.baseUrl !== undefined) {
     throw usageError(
       'admin commands work on a data directory, not on a remote instance',
       'drop --base-url and pass --data DIR (the directory the server was started with)',
     );
   }
-  const engine = await ctx.io.openEngine({ dataDir: ctx.config().dataDir });
+  const { dataDir, databaseUrl } = ctx.config();
+  const engine = await ctx.io.openEngine({ dataDir, ...(databaseUrl === undefined ? {} : { databaseUrl }) });
   try {
-    return run(engine);
+    // Awaited here: the engine must stay open until the operation is done.
+    return await run(engine);
   } finally {
     await engine.close();
   }

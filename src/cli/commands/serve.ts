@@ -40,10 +40,12 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const log = (line: string) => ctx.io.stdout(`${line}\n`);
       const sendLeaseMs = leaseFromEnv(ctx.io.env['SVC_SEND_LEASE_MS']);
       const smtp = smtpSettings(opts, ctx.io.env);
+      const { dataDir, databaseUrl } = ctx.config();
       const handle = await ctx.io.serve({
         port: opts.port,
         host: opts.host,
-        dataDir: ctx.config().dataDir,
+        dataDir,
+        ...(databaseUrl === undefined ? {} : { databaseUrl }),
         dev: opts.dev === true,
         ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
         ...(opts.rateLimit === undefined ? {} : { rateLimitPerMinute: opts.rateLimit }),

@@ -41,7 +41,7 @@ export function registerStatus(program: Command, ctx: CliContext): void {
       };
       let workspace: { id: number; name: string } | null = null;
       let problem: { code: string; message: string; hint?: string } | null = null;
-      if (!remote && !existsSync(join(config.dataDir, 'svc.db'))) {
+      if (!remote && config.databaseUrl === undefined && !existsSync(join(config.dataDir, 'svc.db'))) {
         problem = { code: 'not_created', message: `no data in ${config.dataDir} yet`, hint: 'the first command (for example `svc sim connect`) creates it' };
       } else {
         try {

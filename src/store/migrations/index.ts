@@ -6,6 +6,7 @@ import { OWNER_MAIL_SCHEMA } from './005-owner-mail.js';
 import { LIMITS_SCHEMA } from './006-limits.js';
 import { PARTNER_LISTEN_SCHEMA } from './007-partner-listen.js';
 import { DELIVERY_INDEX_TRIM_SCHEMA } from './008-delivery-index-trim.js';
+import { RATE_LIMITS_SCHEMA } from './009-rate-limits.js';
 
 export interface Migration {
   version: number;
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'limits', sql: LIMITS_SCHEMA },
   { version: 7, name: 'partner-listen', sql: PARTNER_LISTEN_SCHEMA },
   { version: 8, name: 'delivery-index-trim', sql: DELIVERY_INDEX_TRIM_SCHEMA },
+  { version: 9, name: 'rate-limits', sql: RATE_LIMITS_SCHEMA },
 ];

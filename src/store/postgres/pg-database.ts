@@ -35,7 +35,7 @@ export interface PgDatabaseOptions {
 const NOTIFY = query('SELECT pg_notify(@channel, @topic)');
 
 /** How many times a transaction is run when it keeps losing serialization conflicts. */
-const MAX_CONFLICT_RETRIES = 8;
+const MAX_CONFLICT_RETRIES = 30;
 
 export class PgDatabase implements SqlDatabase {
   readonly dialect = 'postgres' as const;
@@ -84,7 +84,8 @@ export class PgDatabase implements SqlDatabase {
           broken = rollbackError;
         });
         if (isRetryableConflict(error) && attempt < MAX_CONFLICT_RETRIES) {
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+          // Exponential backoff with full jitter, so transactions that collided do not collide again in step.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 2 ** attempt)));
           continue;
         }
         throw mapPgError(error);

@@ -1,0 +1,82 @@
+// POST /api/messages on the two stores, side by side in one run: svc serve on SQLite (--data), on PostgreSQL
+// with one replica, and with two replicas on the same database behind wrk spreading its threads round robin.
+// Each PostgreSQL run gets a fresh database on the machine's server (SVC_BENCH_PG_URL overrides), dropped after.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { peakRssMiB, startServer } from './lib.mjs';
+import { loadSends, prepareWorkspace } from './post-messages.mjs';
+import { wrk } from './wrk.mjs';
+
+const adminUrl = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const body = JSON.stringify({ phone: '+14155550123', text: 'Hello from the bench' });
+const round = (n) => Math.round(n * 100) / 100;
+
+async function withAdmin(fn) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function freshDatabase(label) {
+  const name = `svc_bench_${label}_${process.pid}`;
+  await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name}`).then(() => c.query(`CREATE DATABASE ${name}`)));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
+}
+
+const serveArgs = (svc, target) => [svc, 'serve', '--port', '0', ...target, '--rate-limit', '100000000'];
+
+async function sqliteRun(svc, load) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  try {
+    const created = prepareWorkspace(svc, ['--data', dataDir]);
+    const server = await startServer(process.execPath, serveArgs(svc, ['--data', dataDir]));
+    try {
+      return await loadSends(server, created.token, load);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function postgresRun(svc, replicas, load) {
+  const database = await freshDatabase(`r${replicas}`);
+  const servers = [];
+  try {
+    const target = ['--database', database.url];
+    const created = prepareWorkspace(svc, target);
+    for (let i = 0; i < replicas; i += 1) servers.push(await startServer(process.execPath, serveArgs(svc, target)));
+    const result = await wrk({
+      url: `${servers[0].url}/api/messages`, seconds: load.seconds, connections: load.connections, body, threads: replicas,
+      spreadOver: servers.map((s) => s.url),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${created.token}` },
+    });
+    return { ...result, peak_rss_mib: servers.map((s) => peakRssMiB(s.pid)) };
+  } finally {
+    for (const server of servers) await server.stop();
+    await database.drop();
+  }
+}
+
+/** SQLite, then PostgreSQL with 1 and with 2 replicas, same wrk settings (threads = replicas). */
+export async function measureStores(svc, load) {
+  const sqlite = await sqliteRun(svc, load);
+  const postgres1 = await postgresRun(svc, 1, load);
+  const postgres2 = await postgresRun(svc, 2, load);
+  return {
+    sqlite,
+    postgres_1_replica: postgres1,
+    postgres_2_replicas: postgres2,
+    postgres_1_vs_sqlite: round(postgres1.requests_per_second / sqlite.requests_per_second),
+    postgres_2_vs_1: round(postgres2.requests_per_second / postgres1.requests_per_second),
+  };
+}

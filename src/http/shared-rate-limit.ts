@@ -1,0 +1,41 @@
+/**
+ * @fastify/rate-limit's store interface over counters every replica shares (the `rate_limit_windows` table
+ * on PostgreSQL), so N replicas behind a load balancer allow one caller the configured rate, not N times it.
+ * A single server keeps the plugin's in-memory store: no write per request.
+ */
+import type { RateLimitStore } from '../store/rate-limit-store.js';
+
+interface RateLimitResult {
+  current: number;
+  ttl: number;
+}
+
+type Callback = (error: Error | null, result?: RateLimitResult) => void;
+
+export interface SharedCounters {
+  hit: RateLimitStore['hit'];
+}
+
+/** The store class the plugin instantiates (`new Store(options)`) for the given shared counters. */
+export function sharedRateLimitStore(counters: SharedCounters, now: () => number = Date.now) {
+  return class SharedRateLimitStore {
+    constructor(
+      _options?: unknown,
+      readonly prefix = '',
+    ) {}
+
+    incr(key: string, callback: Callback, timeWindow: number): void {
+      const at = now();
+      counters.hit(`${this.prefix}${key}`, timeWindow, at).then(
+        ({ hits, windowStart }) => callback(null, { current: hits, ttl: Math.max(0, windowStart + timeWindow - at) }),
+        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
+
+    /** A route with limits of its own counts in buckets of its own. */
+    child(routeOptions: { routeInfo?: { method?: string; url?: string } }): SharedRateLimitStore {
+      const route = routeOptions.routeInfo;
+      return new SharedRateLimitStore(undefined, `${route?.method ?? ''} ${route?.url ?? ''}|`);
+    }
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Wake-ups of one engine: "there is new work for the `send` dispatcher", "a delivery was queued" (`webhooks`,
+ * which `webhooks listen` streams follow too), "a QR link changed" (`connect`). In one process they are
+ * function calls. On PostgreSQL every wake-up is also NOTIFYed, so a send accepted on one replica reaches the
+ * dispatcher and the listen streams of every other replica at once instead of at their next poll.
+ */
+import type { SqlDatabase } from '../store/sql-database.js';
+import type { Logger } from '../engine/context.js';
+
+/** What a subscriber receives after the notification connection came back: anything may have changed. */
+export const WAKE_EVERYTHING = '*';
+
+export interface WakeBus {
+  /** Wakes this process's subscribers now and, on PostgreSQL, every replica's a moment later. */
+  wake(topic: string): void;
+  /** Calls `handler` with each topic woken here or on another replica; returns the unsubscribe. */
+  subscribe(handler: (topic: string) => void): () => void;
+  close(): void;
+}
+
+export function createWakeBus(database: SqlDatabase, logger: Logger): WakeBus {
+  const handlers = new Set<(topic: string) => void>();
+  const deliver = (topic: string): void => {
+    for (const handler of [...handlers]) handler(topic);
+  };
+  const notifications = database.notifications;
+  // Topics woken during one turn of the event loop go out as one NOTIFY each: a burst of accepted sends is
+  // one round trip, not one per send.
+  let outgoing = new Set<string>();
+  let flushScheduled = false;
+  let closed = false;
+  const flush = async (): Promise<void> => {
+    flushScheduled = false;
+    const topics = outgoing;
+    outgoing = new Set();
+    for (const topic of topics) {
+      // A lost wake-up only delays work until the next poll; it is not worth failing anything for.
+      await notifications!.notify(database.sql, topic).catch((error: unknown) => {
+        logger.error('wake-up notification failed', { topic, error: String(error) });
+      });
+    }
+  };
+  const unsubscribe = notifications?.subscribe((topic) => {
+    if (!closed) deliver(topic);
+  });
+
+  return {
+    wake(topic) {
+      deliver(topic);
+      if (notifications === undefined || closed) return;
+      outgoing.add(topic);
+      if (flushScheduled) return;
+      flushScheduled = true;
+      setImmediate(() => void flush());
+    },
+    subscribe(handler) {
+      handlers.add(handler);
+      return () => void handlers.delete(handler);
+    },
+    close() {
+      closed = true;
+      unsubscribe?.();
+      handlers.clear();
+    },
+  };
+}

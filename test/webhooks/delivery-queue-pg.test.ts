@@ -1,0 +1,159 @@
+/**
+ * The webhook outbox on PostgreSQL: the same claims, records and reads as on SQLite, and replicas (separate
+ * pools) claiming one queue at once: FOR UPDATE SKIP LOCKED in READ COMMITTED transactions never leases a
+ * row twice, and a killed replica's leases (columns) run out and are taken over.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
+import { query } from '../../src/store/sql.js';
+import { createStatsStore } from '../../src/store/stats-store.js';
+import { DeliveryLog } from '../../src/webhooks/delivery-log.js';
+import { DeliveryOutbox, DeliveryQueue, type ClaimOptions } from '../../src/webhooks/delivery-queue.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+
+const OK = { ok: true, statusCode: 200, durationMs: 3, error: null } as const;
+const FAIL = { ok: false, statusCode: 500, durationMs: 4, error: 'receiver answered 500' } as const;
+
+const INSERT_WORKSPACE = query<{ id: number }>(
+  `INSERT INTO workspaces (name, quota_total, quota_period_start, created_at) VALUES ('W', 100, 0, 0) RETURNING id`,
+);
+const INSERT_SUBSCRIPTION = query<{ id: number }>(`INSERT INTO webhook_subscriptions
+  (workspace_id, event_type, url, enabled, secret, listen_session_id, created_at, updated_at)
+  VALUES (@workspaceId, @eventType, @url, 1, 'whsec_x', NULL, 0, 0) RETURNING id`);
+const DELIVERY = query<{ status: string; attempts: number; lease_owner: string | null }>(
+  'SELECT status, attempts, lease_owner FROM webhook_deliveries WHERE id = @id',
+);
+const COUNTERS = query<{ errors_counter: number; consecutive_failures: number }>(
+  'SELECT errors_counter, consecutive_failures FROM webhook_subscriptions WHERE id = @id',
+);
+const NOTICES = query<{ n: number }>(`SELECT COUNT(*) AS n FROM owner_notifications WHERE kind = 'webhook_failing'`);
+
+let database: TestDatabase;
+const opened: PgDatabase[] = [];
+const open = (): PgDatabase => {
+  const db = new PgDatabase({ url: database.url, poolSize: 4 });
+  opened.push(db);
+  return db;
+};
+
+beforeAll(async () => {
+  database = await createTestDatabase('outbox');
+  await migratePostgres(open().pool);
+});
+afterAll(async () => {
+  await Promise.all(opened.map((db) => db.close()));
+  await database.drop();
+});
+
+const workspace = async (db: PgDatabase) => (await db.sql.get(INSERT_WORKSPACE))!.id;
+const subscription = async (db: PgDatabase, workspaceId: number, eventType = 'message:new', url = 'https://a.example.com/h') =>
+  (await db.sql.get(INSERT_SUBSCRIPTION, { workspaceId, eventType, url }))!.id;
+
+describe('webhook outbox on PostgreSQL', () => {
+  it('enqueue, claim, retry, fail, notify, redeliver and the log: as on SQLite', async () => {
+    const db = open();
+    const outbox = DeliveryOutbox.over(db);
+    const ws = await workspace(db);
+    const sub = await subscription(db, ws);
+    const claim = (now: number) => outbox.claimDue({ now, limit: 10, owner: 'w1', leaseMs: 60_000, perSubscriptionCap: 5 });
+    const [id] = await outbox.queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { a: 1 }, now: 1000 });
+    expect(await outbox.nextDueAt()).toBe(1000);
+    expect(await claim(999)).toEqual([]);
+    for (const [at, expected] of [[1000, 'retry_scheduled'], [6000, 'retry_scheduled'], [36_000, 'failed']] as const) {
+      const claimed = await claim(at);
+      expect(claimed).toMatchObject([{ id, subscriptionId: sub, payload: '{"a":1}', url: 'https://a.example.com/h', listenSessionId: null, partnerId: null }]);
+      expect(await claim(at)).toEqual([]);
+      expect(await outbox.recordAttempt({ deliveryId: id!, owner: 'w1', outcome: FAIL, now: at, failureNotifyThreshold: 1 })).toMatchObject({ status: expected });
+    }
+    expect(await db.sql.get(DELIVERY, { id })).toEqual({ status: 'failed', attempts: 3, lease_owner: null });
+    expect(await db.sql.get(COUNTERS, { id: sub })).toEqual({ errors_counter: 1, consecutive_failures: 1 });
+    expect((await db.sql.get(NOTICES))!.n).toBe(1);
+    expect(await outbox.nextDueAt()).toBeNull();
+
+    const again = await outbox.queue.redeliver(id!, 40_000);
+    expect(again).toBeGreaterThan(id!);
+    expect(await outbox.queue.redeliver(999_999, 40_000)).toBeNull();
+    const [redelivered] = await claim(40_000);
+    expect(await outbox.recordAttempt({ deliveryId: redelivered!.id, owner: 'w1', outcome: OK, now: 40_000 })).toMatchObject({ status: 'succeeded', attemptNumber: 1 });
+    expect(await db.sql.get(COUNTERS, { id: sub })).toEqual({ errors_counter: 1, consecutive_failures: 0 });
+
+    const log = new DeliveryLog(db.sql);
+    const page = await log.list(sub, 1);
+    expect(page.items.map((d) => [d.id, d.status, d.attempts.length])).toEqual([[again, 'succeeded', 1], [id, 'failed', 3]]);
+    expect((await log.get(sub, id!))?.attempts.map((a) => a.response_code)).toEqual([500, 500, 500]);
+
+    const stats = createStatsStore(db.sql);
+    expect(await stats.webhooks()).toEqual([]);
+    expect(await stats.pendingBySubscription()).toEqual([]);
+    await outbox.queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: 50_000 });
+    expect(await stats.webhooks()).toEqual([{ kind: 'workspace', status: 'pending', count: 1, oldest: 50_000 }]);
+    expect(await stats.pendingBySubscription()).toMatchObject([{ id: sub, workspace_id: ws, partner_id: null, count: 1, oldest: 50_000 }]);
+  });
+
+  it('an enqueue rolls back with the transaction that caused it', async () => {
+    const db = open();
+    const ws = await workspace(db);
+    await subscription(db, ws, 'chat:created');
+    const change = db.write(async (tx) => {
+      await new DeliveryQueue(tx).enqueueEvent({ workspaceId: ws, eventType: 'chat:created', payload: {}, now: 0 });
+      throw new Error('the change failed');
+    });
+    await expect(change).rejects.toThrow('the change failed');
+    expect(await new DeliveryQueue(db.sql).enqueueEvent({ workspaceId: ws + 1, eventType: 'chat:created', payload: {}, now: 0 })).toEqual([]);
+  });
+
+  it('replicas claiming one deep queue at once never lease a row twice, and keep each subscription under its cap', async () => {
+    const setup = open();
+    const ws = await workspace(setup);
+    const subs = [await subscription(setup, ws, 'e1'), await subscription(setup, ws, 'e2', 'https://b.example.com/h')];
+    await setup.write(async (tx) => {
+      const queue = new DeliveryQueue(tx);
+      for (const sub of subs) for (let i = 0; i < 150; i += 1) await queue.enqueue({ subscriptionId: sub, eventType: 'x', payload: { i }, now: 0 });
+    });
+    const replicas = [open(), open(), open()].map((db) => DeliveryOutbox.over(db));
+    const seen = new Map<number, string>();
+    const cap = 4;
+    let inFlight = new Map<number, number>();
+    const options = (owner: string): ClaimOptions => ({ now: 1, limit: 16, owner, leaseMs: 60_000, perSubscriptionCap: cap });
+    for (let round = 0; seen.size < 300 && round < 200; round += 1) {
+      // Every replica claims at once; then each records what it took.
+      const claims = await Promise.all(replicas.map((outbox, r) => outbox.claimDue(options(`r${r}`))));
+      inFlight = new Map();
+      claims.forEach((claimed, r) => {
+        for (const d of claimed) {
+          expect(seen.has(d.id)).toBe(false);
+          seen.set(d.id, `r${r}`);
+          inFlight.set(d.subscriptionId, (inFlight.get(d.subscriptionId) ?? 0) + 1);
+        }
+      });
+      for (const n of inFlight.values()) expect(n).toBeLessThanOrEqual(cap);
+      await Promise.all(
+        claims.map((claimed, r) =>
+          replicas[r]!.recordAndClaim(claimed.map((d) => ({ deliveryId: d.id, owner: `r${r}`, outcome: OK, now: 1 })), null),
+        ),
+      );
+    }
+    expect(seen.size).toBe(300);
+    expect(new Set(seen.values()).size).toBeGreaterThan(1); // the replicas shared the work
+  });
+
+  it("a killed replica's leases run out and another takes its deliveries over", async () => {
+    const killed = open();
+    const ws = await workspace(killed);
+    const sub = await subscription(killed, ws, 'takeover');
+    const dead = DeliveryOutbox.over(killed);
+    const [id] = await dead.queue.enqueueEvent({ workspaceId: ws, eventType: 'takeover', payload: {}, now: 0 });
+    expect((await dead.claimDue({ now: 0, limit: 5, owner: 'dead', leaseMs: 30_000, perSubscriptionCap: 2 })).map((d) => d.id)).toEqual([id]);
+    await killed.close(); // its connections are gone; the lease stays in the row
+
+    const other = DeliveryOutbox.over(open());
+    const claim = (now: number) => other.claimDue({ now, limit: 5, owner: 'other', leaseMs: 30_000, perSubscriptionCap: 2 });
+    expect(await other.nextDueAt()).toBe(30_000);
+    expect(await claim(29_999)).toEqual([]);
+    expect((await claim(30_000)).map((d) => [d.id, d.subscriptionId])).toEqual([[id, sub]]);
+    expect(await other.recordAttempt({ deliveryId: id!, owner: 'dead', outcome: OK, now: 30_001 })).toEqual({ status: 'lease_lost' });
+    expect(await other.recordAttempt({ deliveryId: id!, owner: 'other', outcome: OK, now: 30_001 })).toMatchObject({ status: 'succeeded' });
+    expect(await other.liveOwners(30_001)).toEqual([]);
+  });
+});
