@@ -2,6 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config({
+  linterOptions: { reportUnusedDisableDirectives: 'off' },
   files: ['src/**/*.ts', 'test/**/*.ts'],
   languageOptions: {
     parser: tseslint.parser,

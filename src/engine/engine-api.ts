@@ -63,6 +63,12 @@ export interface Engine {
   /** Serves a pre-signed download; throws not_found for a bad or expired signature. */
   download(uid: string, expires: number, signature: string): Promise<DownloadedFile>;
   workers: WorkerControl;
+  /**
+   * Calls `handler` with each wake-up of this engine's work, made in this process or (PostgreSQL) by any
+   * replica: `send`, `webhooks` (deliveries queued, which listen streams follow), `connect` (a QR link
+   * changed), `*` (the notification connection came back: anything may have changed). Returns the unsubscribe.
+   */
+  onWake(handler: (topic: string) => void): () => void;
   /** Depths of the queues right now, read from the database (every process's work counts). */
   queueStats(): Promise<QueueStats>;
   /**

@@ -38,9 +38,14 @@ export async function createQrLink(
     await partnerUser(tx, partnerId, workspaceId, userId);
     await tx.stores.qrLinks.revokeLive(userId, now);
     await tx.stores.qrLinks.insert({ code, pairingKey: pairingLookupKey(code), workspaceId, userId, expiresAt, now });
+    // Connection pages of the revoked link show it at once, on every replica.
+    tx.wake(CONNECT_WAKE);
   });
   return { user_id: userId, qr_link: qrLinkUrl(linkBase, code), expires_at: isoTime(expiresAt) };
 }
+
+/** The wake-up connection pages follow (`Engine.onWake`): a link was revoked or scanned. */
+export const CONNECT_WAKE = 'connect';
 
 /** The state of a link for its page and event stream, or null for an unknown code. */
 export async function connectSnapshot(ctx: EngineContext, code: string): Promise<ConnectSnapshot | null> {
@@ -67,6 +72,7 @@ export function scanQrLink(ctx: EngineContext, input: SimScanInput): Promise<Sim
     }
     const account = await connectAccount(tx, link.workspace_id, { phone: input.phone, userId: link.user_id });
     await tx.stores.qrLinks.markConnected(link.id, account.id, now);
+    tx.wake(CONNECT_WAKE);
     return { phone: account.phone, status: 'connected', workspace_id: link.workspace_id, user_id: link.user_id };
   });
 }

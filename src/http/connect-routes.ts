@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { startConnectFeed } from '../partner/connect-feed.js';
+import { CONNECT_WAKE } from '../engine/qr-links.js';
 import { connectPageHeaders, connectPageMode, generateCspNonce, renderConnectPage, renderQrSvg } from '../partner/connect-page.js';
 import { connectPath, pairingPayload, qrLinkState } from '../partner/pairing.js';
 import { prefersHtml } from './accept.js';
@@ -83,7 +84,12 @@ export const connectRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) 
         send: (chunk) => void reply.raw.write(chunk),
         end: () => reply.raw.end(),
       });
+      // A scan or revoke (here or on another replica) is shown at once rather than at the next poll.
+      const unsubscribe = engine.onWake((topic) => {
+        if (topic === CONNECT_WAKE || topic === '*') void feed.check().catch(() => undefined);
+      });
       const end = () => {
+        unsubscribe();
         release();
         feed.stop();
         open.delete(end);

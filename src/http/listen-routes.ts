@@ -8,6 +8,7 @@
 import type { ListenOpenInput, ListenResultInput } from '../wire/listen-types.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { startListenFeed } from '../webhooks/listen-feed.js';
+import { WEBHOOKS_WAKE } from '../engine/webhook-runtime.js';
 import type { FastifyRequest } from 'fastify';
 import type { ListenSessionsApi } from '../engine/listen-sessions.js';
 import { workspaceIdOf } from './auth.js';
@@ -145,7 +146,12 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
         onError: (error) => request.log.error({ err: error }, 'listen stream poll failed'),
       });
       reply.raw.on('drain', () => feed.drained());
+      // Deliveries queued here or on another replica reach the stream at once, not at the next poll.
+      const unsubscribe = ctx.engine.onWake((topic) => {
+        if (topic === WEBHOOKS_WAKE || topic === '*') feed.poke();
+      });
       const end = () => {
+        unsubscribe();
         release();
         open.delete(end);
         feed.stop();

@@ -6,6 +6,8 @@ import { createWebhookRunner } from '../workers/webhook-runner.js';
 import { createOwnerMailer, type OwnerMailerOptions } from '../workers/owner-mailer.js';
 import type { SmtpSettings } from '../workers/smtp.js';
 import { createWorkerRunner, type JobRunner } from '../workers/worker-runner.js';
+import { createWakeBus, WAKE_EVERYTHING } from './wake-bus.js';
+import { WEBHOOKS_WAKE } from '../engine/webhook-runtime.js';
 import { createMaintenanceRunner } from '../workers/maintenance.js';
 import type { SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
@@ -93,8 +95,13 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     clock,
     ctx.logger,
   );
-  // Sends accepted in this process are claimed at once; other processes' still wait for a poll.
-  ctx.wake = (runnerName) => workers.wake(runnerName);
+  // Work made in this process is picked up at once; on PostgreSQL, work made by other replicas too.
+  const wakeBus = createWakeBus(database, ctx.logger);
+  ctx.wake = (topic) => wakeBus.wake(topic);
+  wakeBus.subscribe((topic) => {
+    if (topic === WAKE_EVERYTHING) for (const name of ['send', WEBHOOKS_WAKE]) workers.wake(name);
+    else workers.wake(topic);
+  });
 
   const workspace = (workspaceId: number, options: { linkBase?: string } = {}): WorkspaceApi => {
     const linkBase = options.linkBase ?? ctx.config.publicUrl;
@@ -140,6 +147,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     connect: createConnectApi(ctx),
     download: async (uid, expires, signature) => download(ctx, uid, expires, signature),
     workers,
+    onWake: (handler) => wakeBus.subscribe(handler),
     queueStats: () => queueStats(stores.stats),
     usePublicUrl(url) {
       ctx.config.publicUrl = url.replace(/\/+$/, '');
@@ -147,6 +155,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     async close() {
       if (closed) return;
       closed = true;
+      wakeBus.close();
       await workers.stop();
       await ctx.network.stop();
       await database.close();

@@ -39,6 +39,8 @@ export interface ListenFeedOptions {
 /** A running feed: `drained` resumes after backpressure, `stop` ends it (idempotent). */
 export interface ListenFeed {
   drained(): void;
+  /** Polls now rather than at the next tick (a delivery was queued, here or on another replica). */
+  poke(): void;
   stop(): void;
 }
 
@@ -64,7 +66,10 @@ export function startListenFeed(options: ListenFeedOptions): ListenFeed {
 
   // One poll at a time: a claim that outlasts the interval (a busy database) is not joined by another.
   let polling = false;
+  // A poke during a poll: that poll may have read before the new delivery committed, so poll once more.
+  let pokedWhilePolling = false;
   const tick = async (): Promise<void> => {
+    if (polling) pokedWhilePolling = true;
     if (stopped || blocked || polling) return;
     polling = true;
     let deliveries: ListenDeliveryDto[];
@@ -80,6 +85,10 @@ export function startListenFeed(options: ListenFeedOptions): ListenFeed {
       return;
     } finally {
       polling = false;
+      if (pokedWhilePolling) {
+        pokedWhilePolling = false;
+        setImmediate(poll);
+      }
     }
     // Stopped while the claim was under way: what it leased is handed out again when the lease runs out.
     if (stopped) return;
@@ -95,6 +104,7 @@ export function startListenFeed(options: ListenFeedOptions): ListenFeed {
     drained: () => {
       blocked = false;
     },
+    poke: poll,
     stop,
   };
 }

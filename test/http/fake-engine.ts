@@ -233,6 +233,7 @@ export function createFakeEngine(): FakeEngine {
       stop: async () => void lifecycle.push('stop'),
       runDue: async () => 0,
     },
+    onWake: () => () => undefined,
     queueStats: async () => ({ webhooks: [], sends: { count: 0, oldestCreatedAt: null }, ownerMail: { count: 0 } }),
     usePublicUrl: () => undefined,
     close: async () => void lifecycle.push('close'),

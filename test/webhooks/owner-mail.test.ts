@@ -138,13 +138,11 @@ describe('owner notification e-mails', () => {
     const smtp = await smtpServer();
     const path = join(mkdtempSync(join(tmpdir(), 'svc-owner-mail-')), 'svc.db');
     const clock = new FakeClock();
-    // A process without SMTP records the notifications; two with SMTP then race for them. All three share this
-    // test's event loop, where a connection waiting for another's write lock (SQLite's busy wait is synchronous)
-    // would stall the very loop the lock holder needs to commit: a short wait makes the loser give up at once
-    // and try at its next run, as a mailer does when another process holds the lock.
+    // A process without SMTP records the notifications; two with SMTP then race for them (three connections to
+    // one file, whose write transactions this process queues one after another, as separate processes would).
     const writer = engineOn(openDatabase(path), { clock });
-    const a = engineOn(openDatabase(path, { busyTimeoutMs: 50 }), { clock, smtp: { url: smtp.url() } });
-    const b = engineOn(openDatabase(path, { busyTimeoutMs: 50 }), { clock, smtp: { url: smtp.url() } });
+    const a = engineOn(openDatabase(path), { clock, smtp: { url: smtp.url() } });
+    const b = engineOn(openDatabase(path), { clock, smtp: { url: smtp.url() } });
     const owners = ['one@example.com', 'two@example.com', 'three@example.com'];
     for (const owner of owners) {
       const { hooks, subscription } = await subscribedWorkspace(writer.engine, owner);
