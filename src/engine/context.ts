@@ -108,13 +108,25 @@ export async function inWriteTransaction<T>(ctx: EngineContext, fn: (tx: EngineC
   let wakes = new Set<string>();
   const result = await ctx.database.write((sql) => {
     wakes = new Set();
-    return fn({ ...ctx, sql, stores: createStores(sql), inTransaction: true, wake: (name) => void wakes.add(name) });
+    return fn({ ...ctx, sql, stores: storesOf(sql), inTransaction: true, wake: (name) => void wakes.add(name) });
   }, options);
   for (const name of wakes) ctx.wake(name);
   return result;
 }
 
 export type Stores = ReturnType<typeof createStores>;
+
+// SQLite hands every transaction the same executor: its stores are built once, not for every send.
+const storesByExecutor = new WeakMap<SqlExecutor, Stores>();
+
+function storesOf(sql: SqlExecutor): Stores {
+  let stores = storesByExecutor.get(sql);
+  if (stores === undefined) {
+    stores = createStores(sql);
+    storesByExecutor.set(sql, stores);
+  }
+  return stores;
+}
 
 /**
  * Every aggregate's store over one executor: the engine's autocommit one, or one transaction's. Made for

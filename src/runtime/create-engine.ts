@@ -54,6 +54,8 @@ export interface EngineParts {
   ownerMailer?: OwnerMailerOptions;
   /** Receives what the engine reports as it works (svc serve's Prometheus metrics). */
   metrics?: EngineMetrics;
+  /** A long-running server that shares its database: it listens for the other replicas' wake-ups. */
+  replica?: boolean;
 }
 
 /** Builds an engine from its parts. The caller owns the lifecycle: `workers.start()` and `close()`. */
@@ -96,7 +98,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     ctx.logger,
   );
   // Work made in this process is picked up at once; on PostgreSQL, work made by other replicas too.
-  const wakeBus = createWakeBus(database, ctx.logger);
+  const wakeBus = createWakeBus(database, ctx.logger, { listen: parts.replica === true });
   ctx.wake = (topic) => wakeBus.wake(topic);
   wakeBus.subscribe((topic) => {
     if (topic === WAKE_EVERYTHING) for (const name of ['send', WEBHOOKS_WAKE]) workers.wake(name);

@@ -18,6 +18,11 @@ export interface OpenEngineOptions {
   dataDir: string;
   /** A `postgres://` URL: the engine runs on that PostgreSQL database (migrated first) instead of `svc.db`. */
   databaseUrl?: string;
+  /**
+   * A long-running server (svc serve) rather than one command: on PostgreSQL it keeps a larger pool and a
+   * connection that listens for the other replicas' wake-ups.
+   */
+  replica?: boolean;
   dev?: boolean;
   publicUrl?: string;
   webhookRetryDelaysMs?: number[];
@@ -52,7 +57,7 @@ export const databasePath = (dataDir: string): string => join(dataDir, 'svc.db')
 export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
   // The one place that picks the store. The PostgreSQL driver is imported only here, only for a URL.
   const database: SqlDatabase =
-    options.databaseUrl === undefined ? openSqlite(options) : await openPostgresStore(options.databaseUrl, options.logger);
+    options.databaseUrl === undefined ? openSqlite(options) : await openPostgresStore(options.databaseUrl, options.replica === true, options.logger);
   return createEngine({
     database,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -60,6 +65,7 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.smtp === undefined ? {} : { smtp: options.smtp }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.replica === undefined ? {} : { replica: options.replica }),
     ...(options.mailLog === undefined ? {} : { ownerMailer: { log: options.mailLog } }),
     config: {
       dev: options.dev ?? false,
@@ -70,10 +76,16 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
   });
 }
 
-async function openPostgresStore(url: string, logger: Logger | undefined): Promise<SqlDatabase> {
+async function openPostgresStore(url: string, replica: boolean, logger: Logger | undefined): Promise<SqlDatabase> {
   const { openPostgres } = await import('../store/postgres/open-postgres.js');
-  // Background failures (a restarting server cutting idle connections) are logged; requests meanwhile get 503.
-  return openPostgres(url, { onError: (error) => logger?.error('database connection lost', { error: String(error) }) });
+  return openPostgres(url, {
+    // One command does one thing at a time and should hold no connection it does not use (many may run at
+    // once); a server serves many requests at once.
+    poolSize: replica ? 10 : 1,
+    idleTimeoutMs: replica ? 30_000 : 1000,
+    // Background failures (a restarting server cutting idle connections) are logged; requests meanwhile get 503.
+    onError: (error) => logger?.error('database connection lost', { error: String(error) }),
+  });
 }
 
 /** `svc.db` in the data directory, migrated (and checked, when asked) before the engine sees it. */

@@ -18,7 +18,12 @@ export interface WakeBus {
   close(): void;
 }
 
-export function createWakeBus(database: SqlDatabase, logger: Logger): WakeBus {
+/**
+ * `listen`: hear other replicas' wake-ups (one more PostgreSQL connection, held open). A short-lived CLI
+ * command leaves it off: it still announces its own work, so a send made by `svc send --database` reaches
+ * the replicas' dispatchers at once.
+ */
+export function createWakeBus(database: SqlDatabase, logger: Logger, options: { listen: boolean }): WakeBus {
   const handlers = new Set<(topic: string) => void>();
   const deliver = (topic: string): void => {
     for (const handler of [...handlers]) handler(topic);
@@ -40,7 +45,7 @@ export function createWakeBus(database: SqlDatabase, logger: Logger): WakeBus {
       });
     }
   };
-  const unsubscribe = notifications?.subscribe((topic) => {
+  const unsubscribe = !options.listen ? undefined : notifications?.subscribe((topic) => {
     if (!closed) deliver(topic);
   });
 

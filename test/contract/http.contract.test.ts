@@ -1,4 +1,4 @@
 import { defineContract } from './contract-cases.js';
-import { makeHttpTarget } from './targets.js';
+import { makeHttpTarget, STORES } from './targets.js';
 
-defineContract('HTTP client (svc serve on port 0)', makeHttpTarget);
+for (const store of STORES) defineContract(`HTTP client (svc serve on port 0, ${store})`, () => makeHttpTarget(undefined, { store }));

@@ -1,4 +1,4 @@
 import { defineContract } from './contract-cases.js';
-import { makeLocalTarget } from './targets.js';
+import { makeLocalTarget, STORES } from './targets.js';
 
-defineContract('local client (embedded engine)', makeLocalTarget);
+for (const store of STORES) defineContract(`local client (embedded engine on ${store})`, () => makeLocalTarget({ store }));

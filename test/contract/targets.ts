@@ -1,7 +1,8 @@
 /**
- * The two implementations the contract suite runs against. Both keep their data in a temporary directory
- * and do their setup the way support does: through the engine's admin API on the same database, opened
- * beside the process under test (as `svc admin ...` would be).
+ * The two implementations the contract suite runs against, each on either store: SQLite in a temporary data
+ * directory, or a PostgreSQL database of its own on the test server. Setup goes the way support does it:
+ * through the engine's admin API on the same database, opened beside the process under test (as
+ * `svc admin ...` would be).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,12 +13,26 @@ import { openLocalClient } from '../../src/client/local-client.js';
 import type { Engine } from '../../src/engine/engine-api.js';
 import { openEngine } from '../../src/runtime/open-engine.js';
 import { serve } from '../../src/http/serve.js';
+import { createTestDatabase } from '../support/postgres.js';
 import { uniquePhone, type ContractTarget, type TestWorkspace, type WorkspaceOptions } from './contract-target.js';
 
-/** Setup shared by both targets: a data directory, an admin engine on it, and the clients to close. */
-async function baseTarget(label: string, open: (token: string) => Promise<SvcClient>) {
+/** The stores every suite of the contract runs on. */
+export const STORES = ['sqlite', 'postgres'] as const;
+export type Store = (typeof STORES)[number];
+
+export interface TargetOptions {
+  store?: Store;
+}
+
+/**
+ * Setup shared by both targets: a data directory (and, for PostgreSQL, a database), an admin engine on it,
+ * and the clients to close.
+ */
+async function baseTarget(label: string, store: Store, open: (token: string) => Promise<SvcClient>) {
   const dataDir = mkdtempSync(join(tmpdir(), `svc-contract-${label}-`));
-  const admin: Engine = await openEngine({ dataDir, dev: true });
+  const database = store === 'postgres' ? await createTestDatabase(`contract_${label}`) : undefined;
+  const databaseUrl = database?.url;
+  const admin: Engine = await openEngine({ dataDir, dev: true, ...(databaseUrl === undefined ? {} : { databaseUrl }) });
   const clients: SvcClient[] = [];
   let workspaces = 0;
 
@@ -47,14 +62,18 @@ async function baseTarget(label: string, open: (token: string) => Promise<SvcCli
     for (const client of clients.splice(0)) await client.close();
     await admin.close();
   };
-  return { dataDir, admin, connect, workspace, close, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
+  const remove = async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    await database?.drop();
+  };
+  return { dataDir, databaseUrl, admin, connect, workspace, close, remove };
 }
 
 /** The embedded engine: every workspace gets its own `openLocalClient` (its own engine and workers). */
-export async function makeLocalTarget(): Promise<ContractTarget> {
-  let dataDir = '';
-  const base = await baseTarget('local', (token) => openLocalClient({ dataDir, token }));
-  dataDir = base.dataDir;
+export async function makeLocalTarget(options: TargetOptions = {}): Promise<ContractTarget> {
+  let where: { dataDir: string; databaseUrl?: string } = { dataDir: '' };
+  const base = await baseTarget('local', options.store ?? 'sqlite', (token) => openLocalClient({ ...where, token }));
+  where = { dataDir: base.dataDir, ...(base.databaseUrl === undefined ? {} : { databaseUrl: base.databaseUrl }) };
   return {
     workspace: base.workspace,
     connect: base.connect,
@@ -67,7 +86,7 @@ export async function makeLocalTarget(): Promise<ContractTarget> {
     },
     async close() {
       await base.close();
-      base.remove();
+      await base.remove();
     },
   };
 }
@@ -76,10 +95,10 @@ export async function makeLocalTarget(): Promise<ContractTarget> {
 export type Interpose = (serverUrl: string) => Promise<{ url: string; close(): Promise<void> }>;
 
 /** `svc serve` on 127.0.0.1 port 0, and HTTP clients pointing at its `/api` (through `interpose`, if given). */
-export async function makeHttpTarget(interpose?: Interpose): Promise<ContractTarget> {
+export async function makeHttpTarget(interpose?: Interpose, options: TargetOptions = {}): Promise<ContractTarget> {
   let apiBase = '';
-  const base = await baseTarget('http', async (token) => createHttpClient({ baseUrl: apiBase, token }));
-  const server = await serve({ port: 0, host: '127.0.0.1', dataDir: base.dataDir, dev: true, log: () => undefined });
+  const base = await baseTarget('http', options.store ?? 'sqlite', async (token) => createHttpClient({ baseUrl: apiBase, token }));
+  const server = await serve({ port: 0, host: '127.0.0.1', dataDir: base.dataDir, databaseUrl: base.databaseUrl, dev: true, log: () => undefined });
   const between = interpose === undefined ? undefined : await interpose(server.url);
   apiBase = `${between?.url ?? server.url}/api`;
   return {
@@ -94,7 +113,7 @@ export async function makeHttpTarget(interpose?: Interpose): Promise<ContractTar
       await base.close();
       await between?.close();
       await server.close();
-      base.remove();
+      await base.remove();
     },
   };
 }

@@ -5,20 +5,22 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { defineContract } from '../contract/contract-cases.js';
-import { makeHttpTarget } from '../contract/targets.js';
+import { makeHttpTarget, STORES } from '../contract/targets.js';
 import { DocumentChecker } from './document-checker.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
 
 const proxies: RecordingProxy[] = [];
 let document: Record<string, unknown> | undefined;
-defineContract('HTTP client, recorded for the document check', () =>
-  makeHttpTarget(async (serverUrl) => {
-    document ??= (await (await fetch(`${serverUrl}/api/openapi.json`)).json()) as Record<string, unknown>;
-    const proxy = await startRecordingProxy(serverUrl);
-    proxies.push(proxy);
-    return proxy;
-  }),
-);
+for (const store of STORES) {
+  defineContract(`HTTP client on ${store}, recorded for the document check`, () =>
+    makeHttpTarget(async (serverUrl) => {
+      document ??= (await (await fetch(`${serverUrl}/api/openapi.json`)).json()) as Record<string, unknown>;
+      const proxy = await startRecordingProxy(serverUrl);
+      proxies.push(proxy);
+      return proxy;
+    }, { store }),
+  );
+}
 
 // Declared after the suite, so vitest runs it once every contract case has answered.
 describe('contract answers against /api/openapi.json', () => {

@@ -28,6 +28,8 @@ export interface PgDatabaseOptions {
   poolSize?: number;
   /** How long a request waits for a free connection (or for the server to answer a connect) before failing. */
   connectTimeoutMs?: number;
+  /** How long an unused pooled connection stays open. */
+  idleTimeoutMs?: number;
   /** Background failures: idle connections dropped by a restarting server, the LISTEN connection lost. */
   onError?: (error: unknown) => void;
 }
@@ -50,7 +52,7 @@ export class PgDatabase implements SqlDatabase {
       connectionString: options.url,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-      idleTimeoutMillis: 30_000,
+      idleTimeoutMillis: options.idleTimeoutMs ?? 30_000,
       types: typeParsers,
       application_name: 'svc',
     };
