@@ -43,6 +43,8 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
   'admin workspace create': ['svc admin workspace create --data ./data --name "Acme" --quota 1000 --json'],
   'admin workspace update': ['svc admin workspace update 2 --data ./data --quota 5000', 'svc admin workspace update 2 --data ./data --storage-mb 2048'],
   'admin partner create': ['svc admin partner create --data ./data --name Acme --json'],
+  'admin migrate': ['svc admin migrate --database postgres://svc@db.internal:5432/svc', 'svc admin migrate --data ./data'],
+  'admin copy': ['svc admin copy --data ./data --database postgres://svc@db.internal:5432/svc'],
   'partner workspace create': ['svc partner workspace create --name "Acme Dental" --seats 5 --json'],
   'partner workspace get': ['svc partner workspace get 2'],
   'partner workspace update': ['svc partner workspace update 2 --seats 10'],

@@ -14,6 +14,7 @@ import { createListenStore } from '../store/listen-store.js';
 import { createStatsStore } from '../store/stats-store.js';
 import { createOwnerMailStore } from '../store/owner-mail-store.js';
 import { createMaintenanceStore } from '../store/maintenance-store.js';
+import { createRateLimitStore } from '../store/rate-limit-store.js';
 import { DeliveryQueue } from '../webhooks/delivery-queue.js';
 import { DeliveryLog } from '../webhooks/delivery-log.js';
 import type { NetworkDriver } from '../network/driver.js';
@@ -150,5 +151,6 @@ export function createStores(sql: SqlExecutor) {
     stats: createStatsStore(sql),
     ownerMail: createOwnerMailStore(sql),
     maintenance: createMaintenanceStore(sql),
+    rateLimits: createRateLimitStore(sql),
   };
 }

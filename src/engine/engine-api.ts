@@ -69,6 +69,11 @@ export interface Engine {
    * changed), `*` (the notification connection came back: anything may have changed). Returns the unsubscribe.
    */
   onWake(handler: (topic: string) => void): () => void;
+  /**
+   * Request counters every replica shares, for the per-caller rate limit; present on PostgreSQL only (one
+   * SQLite server counts in memory).
+   */
+  readonly sharedRateLimits?: { hit(bucket: string, windowMs: number, now: number): Promise<{ hits: number; windowStart: number }> };
   /** Depths of the queues right now, read from the database (every process's work counts). */
   queueStats(): Promise<QueueStats>;
   /**

@@ -5,6 +5,7 @@
  * `apiRouteGroups`, or by joining the default lists in this folder.
  */
 import rateLimit from '@fastify/rate-limit';
+import { sharedRateLimitStore } from './shared-rate-limit.js';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine-api.js';
 import { SvcError } from '../engine/errors.js';
@@ -106,6 +107,8 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
       max: perMinute,
       timeWindow: 60_000,
       keyGenerator: (request) => request.rateLimitKey ?? `ip:${request.ip}`,
+      // Replicas on PostgreSQL count in the database, so the limit holds for the service, not per replica.
+      ...(opts.engine.sharedRateLimits === undefined ? {} : { store: sharedRateLimitStore(opts.engine.sharedRateLimits) }),
       errorResponseBuilder: (_request, context) =>
         new SvcError('rate_limit_exceeded', `Rate limit of ${context.max} requests a minute exceeded; retry in ${context.after}`),
     });

@@ -24,7 +24,8 @@ export function sharedRateLimitStore(counters: SharedCounters, now: () => number
       readonly prefix = '',
     ) {}
 
-    incr(key: string, callback: Callback, timeWindow: number): void {
+    // The plugin passes the route's window; its type declaration has not caught up with that yet.
+    incr(key: string, callback: Callback, timeWindow = 60_000): void {
       const at = now();
       counters.hit(`${this.prefix}${key}`, timeWindow, at).then(
         ({ hits, windowStart }) => callback(null, { current: hits, ttl: Math.max(0, windowStart + timeWindow - at) }),
@@ -33,9 +34,10 @@ export function sharedRateLimitStore(counters: SharedCounters, now: () => number
     }
 
     /** A route with limits of its own counts in buckets of its own. */
-    child(routeOptions: { routeInfo?: { method?: string; url?: string } }): SharedRateLimitStore {
-      const route = routeOptions.routeInfo;
-      return new SharedRateLimitStore(undefined, `${route?.method ?? ''} ${route?.url ?? ''}|`);
+    child(routeOptions: object): SharedRateLimitStore {
+      // The plugin passes the route's merged settings, with the route itself as `routeInfo`.
+      const route = (routeOptions as { routeInfo?: { method?: unknown; url?: string } }).routeInfo;
+      return new SharedRateLimitStore(undefined, `${String(route?.method ?? '')} ${route?.url ?? ''}|`);
     }
   };
 }

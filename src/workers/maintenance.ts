@@ -42,6 +42,8 @@ export function createMaintenanceRunner(ctx: EngineContext): JobRunner {
       done += purged;
       if (purged >= PURGE_BATCH) await new Promise((resolve) => setImmediate(resolve)); // let requests in between
     }
+    // Rate-limit windows (PostgreSQL replicas count there) are a minute long; an hour-old one is dead.
+    done += await ctx.stores.rateLimits.purge(now - 60 * 60 * 1000);
     const free = await store.freePages();
     if (free > 0) {
       await inWriteTransaction(ctx, (tx) => tx.stores.maintenance.releaseFreePages(Math.min(free, VACUUM_PAGES_PER_RUN)));

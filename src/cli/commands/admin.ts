@@ -5,12 +5,13 @@ import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { nonNegativeInt, positiveInt } from '../parse.js';
 import { workspaceView } from '../views.js';
+import { registerAdminDatabase } from './admin-database.js';
 
 const planOption = () => new Option('--plan <plan>', 'plan of the workspace').choices(['standard', 'business']);
 
 /** `svc admin workspace create|update`: support-side settings, straight on a data directory. */
 export function registerAdmin(program: Command, ctx: CliContext): void {
-  const admin = program.command('admin').description('support-side settings on a data directory (--data DIR)');
+  const admin = program.command('admin').description('support-side settings on a database (--data DIR, or --database URL)');
   const workspace = admin.command('workspace').description('create and configure workspaces');
 
   workspace
@@ -66,6 +67,7 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
     });
 
   registerAdminPartner(admin, ctx);
+  registerAdminDatabase(admin, ctx);
 }
 
 /** `svc admin partner create`: issues a Partner ID and Secret out of band (DESIGN.md 6). */

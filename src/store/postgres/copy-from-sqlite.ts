@@ -91,7 +91,12 @@ async function copyTable(source: Db, client: pg.PoolClient, table: string): Prom
   await flush();
   // Identity columns continue after the copied ids, as SQLite's rowids would have.
   if (columns.includes('id')) {
-    await client.query(`SELECT setval(pg_get_serial_sequence('"${table}"', 'id'), GREATEST(MAX(id), 1), MAX(id) IS NOT NULL) FROM "${table}"`);
+    // Only identity ids have a sequence (listen sessions, for one, are named by a random text id).
+    const { rows } = await client.query<{ sequence: string | null }>(`SELECT pg_get_serial_sequence('"${table}"', 'id') AS sequence`);
+    const sequence = rows[0]?.sequence ?? null;
+    if (sequence !== null) {
+      await client.query(`SELECT setval($1, GREATEST(MAX(id), 1), MAX(id) IS NOT NULL) FROM "${table}"`, [sequence]);
+    }
   }
   return count;
 }
