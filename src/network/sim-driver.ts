@@ -5,7 +5,9 @@ export interface SimState {
   /** Whether `phone` is unreachable for sends from `accountPhone`. */
   isUnreachable(phone: string, accountPhone: string): Promise<boolean>;
   deliveredId(messageUid: string): Promise<string | undefined>;
-  recordDelivery(messageUid: string, networkMessageId: string): Promise<void>;
+  /** `at`: when the message was handed to the network (before the checks above), the time spacing is about. */
+  recordDelivery(messageUid: string, networkMessageId: string, at: number): Promise<void>;
+  now(): number;
 }
 
 /**
@@ -27,6 +29,7 @@ export class SimDriver implements NetworkDriver {
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
+    const handedOverAt = this.state.now();
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     const earlier = await this.state.deliveredId(request.messageUid);
     if (earlier !== undefined) return { status: 'sent', networkMessageId: earlier };
@@ -37,7 +40,7 @@ export class SimDriver implements NetworkDriver {
       return { status: 'failed', reason: 'unreachable', detail: `${request.recipientPhone} is not reachable on the network` };
     }
     const networkMessageId = `sim-${request.messageUid}`;
-    await this.state.recordDelivery(request.messageUid, networkMessageId);
+    await this.state.recordDelivery(request.messageUid, networkMessageId, handedOverAt);
     return { status: 'sent', networkMessageId };
   }
 

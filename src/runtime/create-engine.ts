@@ -76,7 +76,8 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
         // Autocommit statements: the driver's state is read and written outside the engine's transactions.
         isUnreachable: async (phone, accountPhone) => stores.sim.isUnreachable(accountPhone, phone),
         deliveredId: async (uid) => stores.sim.deliveredId(uid),
-        recordDelivery: async (uid, id) => stores.sim.recordDelivery(uid, id, clock.now()),
+        recordDelivery: async (uid, id, at) => stores.sim.recordDelivery(uid, id, at),
+        now: () => clock.now(),
       }),
     logger: parts.logger ?? silentLogger,
     config: { ...defaultEngineConfig, ...parts.config },

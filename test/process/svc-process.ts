@@ -139,10 +139,16 @@ export class ProcessSandbox {
 
   /**
    * `svc serve --port 0 --host 127.0.0.1 --data DIR`, resolved once it prints `listening on URL`. The rate
-   * limit is raised out of the way: these tests are about the queue and credits, not about throttling.
+   * limit is raised out of the way unless `rateLimit` is given: most of these tests are about the queue and
+   * credits, not about throttling. `database` adds `--database URL` (a replica on PostgreSQL).
    */
-  async serve(dataDir: string, opts: { env?: Record<string, string>; timeoutMs?: number; args?: string[] } = {}): Promise<SvcServer> {
-    const args = ['serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--rate-limit', '1000000', ...(opts.args ?? [])];
+  async serve(
+    dataDir: string,
+    opts: { env?: Record<string, string>; timeoutMs?: number; args?: string[]; database?: string; rateLimit?: number } = {},
+  ): Promise<SvcServer> {
+    const args = ['serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--rate-limit', String(opts.rateLimit ?? 1_000_000)];
+    if (opts.database !== undefined) args.push('--database', opts.database);
+    args.push(...(opts.args ?? []));
     const { child, done, output } = this.spawnSvc(args, opts.env ?? {});
     const timeoutMs = opts.timeoutMs ?? 15_000;
     const url = await new Promise<string>((resolveUrl, reject) => {

@@ -61,7 +61,8 @@ export const simStateOf = (sql: SqlExecutor, clock: Clock): SimState => {
   return {
     isUnreachable: (phone: string, accountPhone: string) => sim.isUnreachable(accountPhone, phone),
     deliveredId: (uid: string) => sim.deliveredId(uid),
-    recordDelivery: (uid: string, id: string) => sim.recordDelivery(uid, id, clock.now()),
+    recordDelivery: (uid: string, id: string, at: number) => sim.recordDelivery(uid, id, at),
+    now: () => clock.now(),
   };
 };
 

@@ -1,0 +1,179 @@
+/**
+ * Two `svc serve --database URL` replicas on one PostgreSQL database behave as one service:
+ *  a. the per-token rate limit is counted for the service (the shared `rate_limit_windows` table), not per
+ *     replica: 30 requests alternating over two replicas limited to 20 a minute get exactly 20 answers;
+ *  b. a token rotated through the Partner API on one replica fails on the other at the very next request;
+ *  c. a delivery queued by a send that replica A took reaches a listen stream on replica B through the
+ *     cross-replica wake-up (NOTIFY), not at B's next 200 ms poll: the median from each POST's answer to its
+ *     `message:sent:new` on B's stream stays under 60 ms.
+ * Needs `npm run build` (npm test does it) and the machine's PostgreSQL (test/support/postgres.ts).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/engine/clock.js';
+import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
+import { SseParser } from '../../src/client/sse-parser.js';
+import type { ListenDeliveryDto } from '../../src/wire/listen-types.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { api, ProcessSandbox, type SvcServer } from './svc-process.js';
+
+const ACCOUNT = '+15550007001';
+
+describe('process: two replicas on one PostgreSQL database', () => {
+  let box: ProcessSandbox;
+  let database: TestDatabase;
+  let dataDir: string;
+  let db: string[];
+  beforeEach(async () => {
+    box = new ProcessSandbox();
+    database = await createTestDatabase('replicas');
+    dataDir = box.tempDir('svc-proc-replicas-'); // holds nothing: --database wins
+    db = ['--database', database.url];
+  });
+  afterEach(async () => {
+    await box.cleanup();
+    await database.drop();
+  });
+
+  /** A Business workspace (quota 1000, no spacing between sends) with one sim account connected. */
+  async function workspace(name: string): Promise<{ ws: number; token: string }> {
+    const created = JSON.parse((await box.ok(['admin', 'workspace', 'create', ...db, '--name', name, '--quota', '1000', '--json'])).stdout) as {
+      workspace_id: number;
+      token: string;
+    };
+    await box.ok(['admin', 'workspace', 'update', String(created.workspace_id), ...db, '--plan', 'business', '--send-interval', '0']);
+    await box.ok(['sim', 'connect', '--phone', ACCOUNT, ...db, '--token', created.token]);
+    return { ws: created.workspace_id, token: created.token };
+  }
+
+  const replica = (rateLimit?: number) => box.serve(dataDir, { database: database.url, ...(rateLimit === undefined ? {} : { rateLimit }) });
+
+  it('a: the per-token rate limit holds across replicas (20 a minute: 20 answered, 10 refused)', async () => {
+    const { token } = await workspace('Limited');
+    const replicas = [await replica(20), await replica(20)];
+    const answers: Array<{ status: number; body: { status?: string; error_code?: string; message?: string } | null }> = [];
+    for (let i = 0; i < 30; i += 1) answers.push(await api(replicas[i % 2]!, token, 'GET', '/api/workspace'));
+    const ok = answers.filter((a) => a.status === 200);
+    const limited = answers.filter((a) => a.status === 429);
+    console.info(
+      `replicas a: 30 requests alternating over 2 replicas limited to 20/min: ${ok.length} x 200, ${limited.length} x 429 ` +
+        `(200s by replica: ${[0, 1].map((r) => answers.filter((a, i) => i % 2 === r && a.status === 200).length).join(' + ')})`,
+    );
+    expect(ok).toHaveLength(20);
+    expect(limited).toHaveLength(10);
+    // The first 20 pass and the rest are refused: counting is in order, not per replica.
+    expect(answers.slice(0, 20).every((a) => a.status === 200)).toBe(true);
+    for (const refused of limited) expect(refused.body).toMatchObject({ status: 'error', error_code: 'rate_limit_exceeded', message: expect.any(String) });
+  });
+
+  it('b: a token rotated on replica A fails on replica B at the next request; the new one works there', async () => {
+    const partner = JSON.parse((await box.ok(['admin', 'partner', 'create', ...db, '--name', 'P', '--json'])).stdout) as {
+      partner_id: string;
+      partner_secret: string;
+    };
+    const [a, b] = [await replica(), await replica()];
+    const partnerCall = async <T>(server: SvcServer, method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server.url}/partner${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${signPartnerJwt(partner.partner_id, partner.partner_secret, systemClock)}`,
+          'x-svc-partner-id': partner.partner_id,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const parsed = (await res.json()) as { data: T };
+      if (res.status >= 300) throw new Error(`${method} /partner${path} answered ${res.status}: ${JSON.stringify(parsed)}`);
+      return parsed.data;
+    };
+    const { workspace_id: ws } = await partnerCall<{ workspace_id: number }>(b, 'POST', '/workspaces', { display_name: 'Rotating', seats_purchased: 1 });
+    const { api_token: old } = await partnerCall<{ api_token: string }>(b, 'GET', `/workspaces/${ws}/api-token`);
+    // Both replicas have used the old token (anything they keep about it is warm) before it is rotated.
+    expect((await api(a, old, 'GET', '/api/workspace')).status).toBe(200);
+    expect((await api(b, old, 'GET', '/api/workspace')).status).toBe(200);
+
+    const { api_token: fresh } = await partnerCall<{ api_token: string }>(a, 'POST', `/workspaces/${ws}/api-token`);
+    expect(fresh).not.toBe(old);
+    const oldOnB = await api(b, old, 'GET', '/api/workspace');
+    expect(oldOnB.status).toBe(401);
+    expect(oldOnB.body).toBeNull(); // SPEC.md 5: a refused token gets no body
+    expect((await api(b, fresh, 'GET', '/api/workspace')).status).toBe(200);
+    expect((await api(a, old, 'GET', '/api/workspace')).status).toBe(401);
+    expect((await api(a, fresh, 'GET', '/api/workspace')).status).toBe(200);
+  });
+
+  it('c: a send through replica A wakes a listen stream on replica B at once (median under 60 ms)', { timeout: 60_000 }, async () => {
+    const { token } = await workspace('Listen');
+    const [a, b] = [await replica(), await replica()];
+    const session = await api<{ data: { id: string } }>(b, token, 'POST', '/api/webhooks/listen', { events: ['message:sent:new'] });
+    expect(session.status).toBe(200);
+
+    const abort = new AbortController();
+    const stream = await fetch(`${b.url}/api/webhooks/listen/${session.body.data.id}/stream`, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
+    expect(stream.status).toBe(200);
+    /** First arrival of `message:sent:new` per message uid, in ms of performance.now(). */
+    const arrived = new Map<string, number>();
+    const waiters = new Map<string, () => void>();
+    let ready!: () => void;
+    const isReady = new Promise<void>((resolve) => (ready = resolve));
+    const reading = (async () => {
+      const parser = new SseParser();
+      const decoder = new TextDecoder();
+      for await (const chunk of stream.body! as AsyncIterable<Uint8Array>) {
+        const at = performance.now();
+        for (const event of parser.push(decoder.decode(chunk, { stream: true }))) {
+          if (event.event === 'ready') ready();
+          if (event.event !== 'delivery') continue;
+          const delivery = JSON.parse(event.data) as ListenDeliveryDto;
+          const uid = (JSON.parse(delivery.payload) as { message?: { message_uid?: string } }).message?.message_uid;
+          if (delivery.event_type !== 'message:sent:new' || uid === undefined || arrived.has(uid)) continue;
+          arrived.set(uid, at);
+          waiters.get(uid)?.();
+        }
+      }
+    })().catch((error: unknown) => {
+      if (!abort.signal.aborted) throw error;
+    });
+    await isReady;
+
+    const latencies: number[] = [];
+    const missing: string[] = [];
+    try {
+      for (let i = 0; i < 10; i += 1) {
+        const sent = await api<{ data: { message_uid: string } }>(a, token, 'POST', '/api/messages', {
+          phone: `+1415555${String(i).padStart(4, '0')}`,
+          text: `wake ${i}`,
+          messenger_account_phone: ACCOUNT,
+        });
+        const answeredAt = performance.now();
+        expect(sent.status).toBe(200);
+        const uid = sent.body.data.message_uid;
+        const came = arrived.has(uid)
+          ? true
+          : await new Promise<boolean>((resolve) => {
+              const timer = setTimeout(() => resolve(false), 5_000);
+              waiters.set(uid, () => {
+                clearTimeout(timer);
+                resolve(true);
+              });
+            });
+        if (!came) missing.push(uid);
+        else latencies.push(Math.max(0, arrived.get(uid)! - answeredAt));
+      }
+    } finally {
+      abort.abort();
+      await reading;
+    }
+    const sorted = [...latencies].sort((x, y) => x - y);
+    const median = sorted.length === 0 ? NaN : (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
+    console.info(
+      `replicas c: POST answered on A -> delivery on B's stream, ms: ${latencies.map((ms) => ms.toFixed(1)).join(', ')}; ` +
+        `median ${median.toFixed(1)}, max ${(sorted.at(-1) ?? NaN).toFixed(1)}, missing ${missing.length}`,
+    );
+    expect(missing).toEqual([]);
+    expect(median).toBeLessThan(60);
+  });
+});
