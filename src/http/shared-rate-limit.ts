@@ -3,8 +3,6 @@
  * on PostgreSQL), so N replicas behind a load balancer allow one caller the configured rate, not N times it.
  * A single server keeps the plugin's in-memory store: no write per request.
  */
-import type { RateLimitStore } from '../store/rate-limit-store.js';
-
 interface RateLimitResult {
   current: number;
   ttl: number;
@@ -12,8 +10,9 @@ interface RateLimitResult {
 
 type Callback = (error: Error | null, result?: RateLimitResult) => void;
 
+/** Counts one request in a bucket's current window and answers the window as it now stands. */
 export interface SharedCounters {
-  hit: RateLimitStore['hit'];
+  hit(bucket: string, windowMs: number, now: number): Promise<{ hits: number; windowStart: number }>;
 }
 
 /** The store class the plugin instantiates (`new Store(options)`) for the given shared counters. */

@@ -1,14 +1,16 @@
 /**
- * The README's Self-hosting, Webhooks and Partners blocks, run as written, top to bottom in one bash on one
- * ./data: the walkthrough a newcomer follows must work. Only the port is swapped for a free one.
+ * The README's Self-hosting, Webhooks, Partners and Scaling out blocks, run as written, top to bottom in one
+ * bash on one ./data, which the last section copies into PostgreSQL and serves from two replicas: the
+ * walkthrough a newcomer follows must work. Only the ports and the database URL are swapped for this run's.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../cli/run-cli.js';
+import { createTestDatabase } from '../support/postgres.js';
 
 const run = promisify(execFile);
 
@@ -30,16 +32,25 @@ const freePort = () =>
   });
 
 describe('README walkthrough', () => {
-  it('Self-hosting, Webhooks and Partners run top to bottom on the same ./data', async () => {
+  it('Self-hosting, Webhooks, Partners and Scaling out run top to bottom on the same ./data', async () => {
     const readme = readFileSync('README.md', 'utf8');
-    const blocks = ['Self-hosting', 'Webhooks', 'Partners'].flatMap((section) => shellBlocks(readme, section));
-    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    const blocks = ['Self-hosting', 'Webhooks', 'Partners', 'Scaling out'].flatMap((section) => shellBlocks(readme, section));
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
     const port = await freePort();
+    const replicaPorts = [await freePort(), await freePort()];
+    const database = await createTestDatabase('readme');
+    onTestFinished(() => database.drop());
     const script = [
       'set -eo pipefail',
       // Whatever the blocks left running in the background (the server, listen) stops with the script.
       'trap \'kill $(jobs -p) 2>/dev/null; wait\' EXIT',
-      ...blocks.map((block) => block.replaceAll('8080', String(port))),
+      ...blocks.map((block) =>
+        block
+          .replaceAll('8080', String(port))
+          .replaceAll('8081', String(replicaPorts[0]))
+          .replaceAll('8082', String(replicaPorts[1]))
+          .replaceAll('postgres://svc@db.internal:5432/svc', database.url),
+      ),
     ].join('\n');
 
     const bin = tempDir('svc-bin-');
@@ -62,6 +73,9 @@ describe('README walkthrough', () => {
     expect(stdout).toMatch(/Created webhook 1: message:received:new/);
     expect(stdout).toMatch(/triggered message:received:new: 2 deliveries queued|triggered message:received:new: 1 delivery queued/);
     expect(stdout).toMatch(/status: connected/);
+    // The copied workspace, its token and all, answered by the second PostgreSQL replica.
+    expect(stdout).toContain(`listening on http://127.0.0.1:${replicaPorts[1]}`);
+    expect(stdout).toMatch(/"status":"ok","data":\{"id":1,"name":"Acme"/);
     expect(stderr).not.toMatch(/error:/);
   }, 90_000);
 });
