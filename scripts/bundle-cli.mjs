@@ -2,13 +2,15 @@
 // reading a handful of modules instead of ~60: module loading is most of its start-up time. Commands that are
 // loaded lazily (serve, the engine, the Partner client) become chunks of their own and still load only when
 // used. Packages stay external except the two every invocation loads (commander, chalk).
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const bundled = new Set(['commander', 'chalk']);
 const external = Object.keys(pkg.dependencies).filter((name) => !bundled.has(name));
 
+// Chunk names carry content hashes: without a clean folder, every build would leave the last one's behind.
+rmSync('dist/bundle', { recursive: true, force: true });
 await build({
   entryPoints: { main: 'dist/cli/main.js' },
   outdir: 'dist/bundle',

@@ -1,6 +1,7 @@
 /**
  * `svc serve --database URL` rides out a PostgreSQL restart under load. A private server (never the machine's
- * shared one) is stopped while POST /api/messages arrives every 20 ms, stays down ~2 s, and is started again.
+ * shared one) is stopped while POST /api/messages arrives every 20 ms (and a burst of 20 lands just before, so
+ * transactions are open on the pooled connections the stop cuts), stays down ~2 s, and is started again.
  * Proves: the svc process stays up; every request during the outage answers 503 with the catalogue's error
  * body (`{status:"error", error_code:"unavailable", message}`), none a 500, none left hanging; requests succeed
  * again by themselves within 10 s of the restart; every message acknowledged with a 200 (before, during or
@@ -88,6 +89,7 @@ describe('process: svc serve --database while PostgreSQL restarts', () => {
 
     // The load: one request every 20 ms (not waiting for answers), until recovered + 2 s; at most 800, 25 s.
     const t0 = performance.now();
+    let burstAt = Infinity;
     let stopBegin = Infinity;
     let stoppedAt = Infinity;
     let startBegin = Infinity;
@@ -105,6 +107,10 @@ describe('process: svc serve --database while PostgreSQL restarts', () => {
     })();
 
     await sleep(2_000);
+    // A burst just before the stop, so transactions are open on every pooled connection when the server cuts them.
+    burstAt = performance.now();
+    for (let i = 0; i < 20; i += 1) inFlight.push(send(1000 + i));
+    await sleep(10);
     stopBegin = performance.now();
     server.stop(); // synchronous (pg_ctl -w): the server is down when it returns
     stoppedAt = performance.now();
@@ -136,9 +142,9 @@ describe('process: svc serve --database while PostgreSQL restarts', () => {
     const slowest = Math.max(...outcomes.map((o) => o.ms));
     console.info(
       `database restart: ${outcomes.length} requests; pg stop took ${(stoppedAt - stopBegin).toFixed(0)} ms, down ${(startBegin - stoppedAt).toFixed(0)} ms, ` +
-        `start took ${(startedAt - startBegin).toFixed(0)} ms; before: ${statuses(byPhase(0, stopBegin))}; outage: ${statuses(outage)} ` +
+        `start took ${(startedAt - startBegin).toFixed(0)} ms; before: ${statuses(byPhase(0, burstAt))}; outage: ${statuses(outage)} ` +
         `(slowest 503 ${Math.max(...outage.map((o) => o.ms)).toFixed(0)} ms); around stop/start: ` +
-        `${statuses([...byPhase(stopBegin, stoppedAt), ...byPhase(startBegin - 100, startedAt)])}; after: ${statuses(byPhase(startedAt, Infinity))}; ` +
+        `${statuses([...byPhase(burstAt, stoppedAt), ...byPhase(startBegin - 100, startedAt)])}; after: ${statuses(byPhase(startedAt, Infinity))}; ` +
         `first success ${(recoveredAt - startedAt).toFixed(0)} ms after the restart; slowest answer ${slowest.toFixed(0)} ms`,
     );
 
@@ -151,7 +157,7 @@ describe('process: svc serve --database while PostgreSQL restarts', () => {
     }
     expect(outage.length).toBeGreaterThan(50);
     expect(outage.filter((o) => o.status !== 503)).toEqual([]);
-    expect(byPhase(0, stopBegin).every((o) => o.status === 200)).toBe(true);
+    expect(byPhase(0, burstAt).every((o) => o.status === 200)).toBe(true);
     const lastAfter = byPhase(startedAt, Infinity).at(-1);
     expect(recoveredAt - startedAt, `last answer ${JSON.stringify(lastAfter)}\n${svc.output().slice(-3000)}`).toBeLessThan(10_000);
     // Once recovered, it stays recovered.

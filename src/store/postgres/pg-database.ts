@@ -59,6 +59,12 @@ export class PgDatabase implements SqlDatabase {
     this.pool = new pg.Pool(config);
     // An idle connection cut by a server restart emits here; without a listener it would end the process.
     this.pool.on('error', (error) => options.onError?.(error));
+    // A checked-out connection has no listener of the pool's: the server's "terminating connection" (57P01)
+    // arriving between two statements, or in the same read as the answer that freed the connection for its
+    // next user (before that user's await resumes), would be an unhandled 'error' and end the process. Each
+    // connection keeps a listener of its own; the error still marks it unusable, so its next statement
+    // fails as "unavailable" (a 503) and the pool discards it on release.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
     this.sql = pgExecutor(this.pool);
     this.listener = new PgNotifications({
       newClient: () => new pg.Client(listenerConfig({ connectionString: options.url, types: typeParsers, application_name: 'svc-listen' })),
