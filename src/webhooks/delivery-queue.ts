@@ -3,7 +3,6 @@ import { DeliveryPicker, type PickOptions } from './delivery-claim.js';
 import type { SendOutcome } from './send-outcome.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextAttemptAt } from './retry-schedule.js';
 import { generateMessageId, type RandomBytes } from './signature.js';
-import type { SqlDatabase } from '../store/sql-database.js';
 
 /** After this many deliveries in a row fail (after all attempts), the owner is notified. */
 export const DEFAULT_FAILURE_NOTIFY_THRESHOLD = 3;
@@ -343,81 +342,5 @@ export class DeliveryQueue {
   /** Queues a delivery again as a new row with the same `webhook-id` and body; returns the new id. */
   async redeliver(deliveryId: number, now: number): Promise<number | null> {
     return (await this.sql.get(REDELIVER, { id: deliveryId, now }))?.id ?? null;
-  }
-}
-
-/** Runs `fn` with a queue on one write transaction's executor, and resolves after the commit. */
-export type QueueTransaction = <T>(fn: (queue: DeliveryQueue) => Promise<T>) => Promise<T>;
-
-/**
- * What a delivery worker needs of the outbox: reads and single-statement writes on the autocommit queue, and
- * each claim and each batch of recorded attempts in one write transaction (READ COMMITTED on PostgreSQL, where
- * claims lock the rows they take with FOR UPDATE SKIP LOCKED: replicas racing for the same rows skip them
- * instead of failing and retrying). The engine's outbox opens its transactions with `inWriteTransaction`.
- * Only the database is awaited inside a transaction: the HTTP POST happens between a claim and its record.
- */
-export class DeliveryOutbox {
-  /** Claims made so far: the tenant served first rotates with it. */
-  private turn = 0;
-
-  constructor(
-    /** Autocommit statements. */
-    readonly queue: DeliveryQueue,
-    private readonly transaction: QueueTransaction,
-  ) {}
-
-  /** An outbox straight on a database (the engine builds its own over its context). */
-  static over(database: SqlDatabase, random?: RandomBytes): DeliveryOutbox {
-    return new DeliveryOutbox(new DeliveryQueue(database.sql, random), (fn) =>
-      database.write((tx) => fn(new DeliveryQueue(tx, random)), { isolation: 'read committed' }),
-    );
-  }
-
-  /**
-   * Leases up to `limit` due deliveries in one write transaction, so two processes never lease the same row.
-   * Fair across subscriptions: each gets at most `perSubscriptionCap` in flight, counting leases other
-   * processes hold.
-   */
-  async claimDue(options: ClaimOptions): Promise<ClaimedDelivery[]> {
-    const claim = this.withTurn(options);
-    // A plain read first: a poll that finds nothing (or only subscriptions at their cap) takes no write lock.
-    if ((await this.queue.pick(claim)).length === 0) return [];
-    return this.transaction((queue) => queue.claim(claim));
-  }
-
-  /** Records one attempt (see `DeliveryQueue.record`) in its own transaction. */
-  recordAttempt(input: RecordAttemptInput): Promise<RecordAttemptResult> {
-    return this.transaction((queue) => queue.record(input));
-  }
-
-  /** Records finished attempts and leases up to `claim.limit` due deliveries, in one transaction. */
-  recordAndClaim(
-    inputs: readonly RecordAttemptInput[],
-    claim: ClaimOptions | null,
-  ): Promise<{ results: RecordAttemptResult[]; claimed: ClaimedDelivery[] }> {
-    const options = claim === null ? null : this.withTurn(claim);
-    return this.transaction(async (queue) => {
-      const results: RecordAttemptResult[] = [];
-      for (const input of inputs) results.push(await queue.record(input));
-      return { results, claimed: options === null ? [] : await queue.claim(options) };
-    });
-  }
-
-  nextDueAt(): Promise<number | null> {
-    return this.queue.nextDueAt();
-  }
-
-  liveOwners(now: number): Promise<string[]> {
-    return this.queue.liveOwners(now);
-  }
-
-  expireOwner(owner: string, now: number): Promise<void> {
-    return this.queue.expireOwner(owner, now);
-  }
-
-  private withTurn(options: ClaimOptions): ClaimOptions {
-    if (options.rotation !== undefined) return options;
-    this.turn += 1;
-    return { ...options, rotation: this.turn };
   }
 }

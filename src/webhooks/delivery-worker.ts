@@ -1,5 +1,6 @@
 import type { Clock } from '../engine/clock.js';
-import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimOptions, type ClaimedDelivery, type DeliveryOutbox, type RecordAttemptResult } from './delivery-queue.js';
+import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimOptions, type ClaimedDelivery, type RecordAttemptResult } from './delivery-queue.js';
+import type { DeliveryOutbox } from './delivery-outbox.js';
 import { describeError, type SendOutcome } from './send-outcome.js';
 import { DEFAULT_RETRY_DELAYS_MS } from './retry-schedule.js';
 import { signedHeaders } from './signature.js';

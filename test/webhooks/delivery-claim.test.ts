@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
 import type { Db } from '../../src/store/database.js';
 import type { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { DeliveryQueue, type ClaimOptions, type DeliveryOutbox } from '../../src/webhooks/delivery-queue.js';
+import { DeliveryQueue, type ClaimOptions } from '../../src/webhooks/delivery-queue.js';
+import type { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
 import { insertSubscription, insertWorkspace, openOutbox } from './helpers.js';
 
 const OK = { ok: true, statusCode: 200, durationMs: 1, error: null } as const;

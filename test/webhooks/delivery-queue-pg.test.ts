@@ -9,7 +9,8 @@ import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { query } from '../../src/store/sql.js';
 import { createStatsStore } from '../../src/store/stats-store.js';
 import { DeliveryLog } from '../../src/webhooks/delivery-log.js';
-import { DeliveryOutbox, DeliveryQueue, type ClaimOptions } from '../../src/webhooks/delivery-queue.js';
+import { DeliveryQueue, type ClaimOptions } from '../../src/webhooks/delivery-queue.js';
+import { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
 const OK = { ok: true, statusCode: 200, durationMs: 3, error: null } as const;

@@ -5,7 +5,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
 import type { Db } from '../../src/store/database.js';
 import type { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { DeliveryQueue, type DeliveryOutbox } from '../../src/webhooks/delivery-queue.js';
+import { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
+import type { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
 import type { SendOutcome } from '../../src/webhooks/http-sender.js';
 import { insertSubscription, insertWorkspace, openOutbox } from './helpers.js';
 

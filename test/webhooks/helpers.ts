@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { openDatabase, schemaVersion, type Db } from '../../src/store/database.js';
 import { WEBHOOKS_SCHEMA } from '../../src/store/migrations/002-webhooks.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { DeliveryOutbox, type DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
+import type { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
+import { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
 
 /** A request a test receiver saw. */
 export interface ReceivedRequest {

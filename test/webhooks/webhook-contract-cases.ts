@@ -46,9 +46,11 @@ export function webhookCases(target: () => ContractTarget): void {
     const mine = await target().workspace();
     const other = await target().workspace();
     const { id } = await mine.client.webhooks.create({ event_type: 'message:new', url: 'http://127.0.0.1:9/a' });
-    for (const call of [other.client.webhooks.get(id), other.client.webhooks.secret(id), other.client.webhooks.delete(id),
-      other.client.webhooks.update(id, { enabled: false }), other.client.webhooks.deliveries(id), other.client.webhooks.test(id)]) {
-      await expectCode(call, 'not_found');
+    // One call at a time: promises made all at once would reject before the loop got to await them.
+    const hooks = other.client.webhooks;
+    for (const call of [() => hooks.get(id), () => hooks.secret(id), () => hooks.delete(id), () => hooks.update(id, { enabled: false }),
+      () => hooks.deliveries(id), () => hooks.test(id)]) {
+      await expectCode(call(), 'not_found');
     }
     expect((await other.client.webhooks.list()).items).toEqual([]);
   });
