@@ -15,13 +15,13 @@ export interface AccountRow {
 
 const BY_PHONE = query<AccountRow>('SELECT * FROM messenger_accounts WHERE phone = @phone');
 const BY_ID = query<AccountRow>('SELECT * FROM messenger_accounts WHERE id = @id');
-// NULLS LAST is SQLite's order for DESC already; PostgreSQL would put never-connected accounts first.
-const LIST = query<AccountRow>(
-  'SELECT * FROM messenger_accounts WHERE workspace_id = @workspaceId ORDER BY connected_at DESC NULLS LAST, id DESC',
-);
-const DEFAULT_SENDER = query<AccountRow>(
+// PostgreSQL would put never-connected accounts first without NULLS LAST, which is SQLite's order for DESC
+// already; SQLite keeps the plain form, which its index (workspace_id, status, connected_at) can serve.
+const byConnectedAt = (text: string) => query<AccountRow>({ sqlite: text, postgres: text.replace('connected_at DESC', 'connected_at DESC NULLS LAST') });
+const LIST = byConnectedAt('SELECT * FROM messenger_accounts WHERE workspace_id = @workspaceId ORDER BY connected_at DESC, id DESC');
+const DEFAULT_SENDER = byConnectedAt(
   `SELECT * FROM messenger_accounts WHERE workspace_id = @workspaceId AND status = 'connected'
-   ORDER BY connected_at DESC NULLS LAST, id DESC LIMIT 1`,
+   ORDER BY connected_at DESC, id DESC LIMIT 1`,
 );
 const INSERT = query<{ id: number }>(
   `INSERT INTO messenger_accounts (workspace_id, user_id, phone, full_name, email, status, connected_at, created_at)

@@ -40,7 +40,8 @@ export interface PositionalSql {
   names: string[];
 }
 
-const NAMED_PARAMETER = /(?<![@:])@([A-Za-z_][A-Za-z0-9_]*)/g;
+/** An `@name` parameter (not `@@`, not `:@`); global, so use it with `replace`, never `exec`. */
+export const NAMED_PARAMETER = /(?<![@:])@([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /** Rewrites `@name` parameters as PostgreSQL's `$n`; a name used twice keeps one position. */
 export function toPositional(text: string): PositionalSql {
