@@ -27,11 +27,16 @@ const sections = {
   },
   stores: {
     run: () => measureStores(svc, { seconds, connections }),
-    rows: (s) => [
-      ['POST /api/messages, svc serve on SQLite (--data)', `${s.sqlite.requests_per_second} req/s`, `p50 ${s.sqlite.latency_p50_ms} ms, p99 ${s.sqlite.latency_p99_ms} ms`, `peak RSS ${s.sqlite.peak_rss_mib} MiB`],
-      ['POST /api/messages, PostgreSQL, 1 replica', `${s.postgres_1_replica.requests_per_second} req/s (${s.postgres_1_vs_sqlite}x SQLite)`, `p50 ${s.postgres_1_replica.latency_p50_ms} ms, p99 ${s.postgres_1_replica.latency_p99_ms} ms`, `peak RSS ${s.postgres_1_replica.peak_rss_mib.join(', ')} MiB`],
-      ['POST /api/messages, PostgreSQL, 2 replicas (wrk round robin)', `${s.postgres_2_replicas.requests_per_second} req/s (${s.postgres_2_vs_1}x 1 replica)`, `p50 ${s.postgres_2_replicas.latency_p50_ms} ms, p99 ${s.postgres_2_replicas.latency_p99_ms} ms`, `peak RSS ${s.postgres_2_replicas.peak_rss_mib.join(', ')} MiB`],
-    ],
+    rows: (all) =>
+      Object.entries(all).flatMap(([shape, s]) => {
+        const of = shape.replace('_', ' ');
+        const row = (label, r, extra) => [`POST /api/messages, ${of}, ${label}`, `${r.requests_per_second} req/s${extra}`, `p50 ${r.latency_p50_ms} ms, p99 ${r.latency_p99_ms} ms`, `peak RSS ${[r.peak_rss_mib].flat().join(', ')} MiB`];
+        return [
+          row('svc serve on SQLite (--data)', s.sqlite, ''),
+          row('PostgreSQL, 1 replica', s.postgres_1_replica, ` (${s.postgres_1_vs_sqlite}x SQLite)`),
+          row('PostgreSQL, 2 replicas (wrk round robin)', s.postgres_2_replicas, ` (${s.postgres_2_vs_1}x 1 replica)`),
+        ];
+      }),
   },
   latency_vs_size: {
     run: () => measureLatencyVsSize(svc, { seconds, connections, messages }),

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const script = (method, body, headers, spread) => `
+const script = (method, body, headers, spread, rotate) => `
 ${spread === undefined ? '' : `local targets = { ${spread.map((t) => `{ ${JSON.stringify(t.hostname)}, ${JSON.stringify(t.port)} }`).join(', ')} }
 local next_target = 0
 -- Round robin over the replicas: each wrk thread (and its connections) loads the next one.
@@ -15,6 +15,14 @@ function setup(thread)
   thread.addr = wrk.lookup(target[1], target[2])[1]
 end`}
 wrk.method = ${JSON.stringify(method)}
+${rotate === undefined ? '' : `local rotating = { ${rotate.values.map((v) => JSON.stringify(v)).join(', ')} }
+local turn = 0
+-- Each request carries the next value of the ${rotate.header} header (one tenant after another).
+function request()
+  turn = turn + 1
+  wrk.headers[${JSON.stringify(rotate.header)}] = rotating[(turn % #rotating) + 1]
+  return wrk.format()
+end`}
 wrk.body = ${JSON.stringify(body ?? '')}
 ${Object.entries(headers ?? {}).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')}
 function done(summary, latency, requests)
@@ -27,12 +35,13 @@ end
 
 /**
  * Runs wrk against `url` for `seconds` with `connections` (one thread) and resolves with its summary.
- * `spreadOver` (origins of replicas serving the same API) gives each of `threads` threads the next one.
+ * `spreadOver` (origins of replicas serving the same API) gives each of `threads` threads the next one;
+ * `rotate` ({ header, values }) sets that header to the next value on every request.
  */
-export function wrk({ url, seconds, connections, method = 'POST', body, headers, threads = 1, spreadOver }) {
+export function wrk({ url, seconds, connections, method = 'POST', body, headers, threads = 1, spreadOver, rotate }) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-wrk-'));
   const lua = join(dir, 'request.lua');
-  writeFileSync(lua, script(method, body, headers, spreadOver?.map((origin) => new URL(origin))));
+  writeFileSync(lua, script(method, body, headers, spreadOver?.map((origin) => new URL(origin)), rotate));
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', lua, url], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
