@@ -11,11 +11,7 @@ import type {
   SendToChatInput,
   SendToChatNameInput,
   SendToPhoneInput,
-  SimAccountResult,
-  SimConnectInput,
-  SimReactInput,
-  SimReceiveInput,
-  SimReceiveResult,
+  SimControls,
   TemplateCreateInput,
   WorkspaceDto,
 } from '../wire/types.js';
@@ -72,15 +68,7 @@ export interface SvcClient {
 }
 
 /** Controls of the simulated network, served under `/sim` by `svc serve`. */
-export interface SimClient {
-  connect(input: SimConnectInput): Promise<SimAccountResult>;
-  receive(input: SimReceiveInput): Promise<SimReceiveResult>;
-  react(input: SimReactInput): Promise<{ message_uid: string; reactions: Record<string, string> }>;
-  disconnect(phone: string): Promise<SimAccountResult>;
-  suspend(phone: string): Promise<SimAccountResult>;
-  resume(phone: string): Promise<SimAccountResult>;
-  /** Marks a contact number as unreachable (or reachable again) on the simulated network. */
-  setUnreachable(phone: string, unreachable: boolean): Promise<{ phone: string; unreachable: boolean }>;
+export interface SimClient extends SimControls {
   /** The simulated phone scans a partner QR link and connects as that link's user. */
   scan(input: SimScanInput): Promise<SimScanResult>;
 }

@@ -15,11 +15,7 @@ import type {
   SendToChatInput,
   SendToChatNameInput,
   SendToPhoneInput,
-  SimAccountResult,
-  SimConnectInput,
-  SimReactInput,
-  SimReceiveInput,
-  SimReceiveResult,
+  SimControls,
   TemplateCreateInput,
   WorkspaceDto,
 } from '../wire/types.js';
@@ -103,15 +99,7 @@ export interface WorkspaceApi {
   createTemplate(input: TemplateCreateInput): Promise<AttachmentTemplateDto>;
 }
 
-export interface SimApi {
-  connect(input: SimConnectInput): Promise<SimAccountResult>;
-  receive(input: SimReceiveInput): Promise<SimReceiveResult>;
-  react(input: SimReactInput): Promise<{ message_uid: string; reactions: Record<string, string> }>;
-  disconnect(phone: string): Promise<SimAccountResult>;
-  suspend(phone: string): Promise<SimAccountResult>;
-  resume(phone: string): Promise<SimAccountResult>;
-  setUnreachable(phone: string, unreachable: boolean): Promise<{ phone: string; unreachable: boolean }>;
-}
+export type SimApi = SimControls;
 
 export interface AdminApi {
   createWorkspace(input: AdminWorkspaceCreateInput): Promise<CreatedWorkspace>;

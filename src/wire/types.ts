@@ -201,3 +201,15 @@ export interface CreatedWorkspace {
   workspace_id: number;
   token: string;
 }
+
+/** Controls of the simulated network for one workspace: the engine's, and every client's (served under `/sim`). */
+export interface SimControls {
+  connect(input: SimConnectInput): Promise<SimAccountResult>;
+  receive(input: SimReceiveInput): Promise<SimReceiveResult>;
+  react(input: SimReactInput): Promise<{ message_uid: string; reactions: Record<string, string> }>;
+  disconnect(phone: string): Promise<SimAccountResult>;
+  suspend(phone: string): Promise<SimAccountResult>;
+  resume(phone: string): Promise<SimAccountResult>;
+  /** Marks a contact number as unreachable (or reachable again) on the simulated network. */
+  setUnreachable(phone: string, unreachable: boolean): Promise<{ phone: string; unreachable: boolean }>;
+}
