@@ -33,6 +33,11 @@ export async function findOrCreateChat(
   const existing = await ctx.stores.chats.byPair(account.id, contactPhone);
   if (existing !== undefined) return existing;
   const workspaceId = account.workspace_id;
+  // A new chat takes the workspace's row lock first (PostgreSQL; SQLite has one writer anyway): two sends to
+  // the same new contact, or two chats wanting the same free name, are then created one after the other.
+  await ctx.stores.workspaces.lockById(workspaceId);
+  const createdMeanwhile = await ctx.stores.chats.byPair(account.id, contactPhone);
+  if (createdMeanwhile !== undefined) return createdMeanwhile;
   const chosen = preferredName === undefined || preferredName.trim() === '' ? contactPhone : chatNameOf(preferredName, 'chat_name');
   const name = await freeChatName(ctx, workspaceId, chosen);
   const chatId = await ctx.stores.chats.insert({

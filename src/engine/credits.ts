@@ -38,9 +38,12 @@ export async function rollQuotaPeriod(store: WorkspaceStore, row: WorkspaceRow, 
   if (now - row.quota_period_start < SHORTEST_MONTH_MS) return row;
   const { start } = quotaPeriod(row.created_at, now);
   if (start <= row.quota_period_start) return row;
-  if (row.quota_used > 0) await store.recordCredit(row.id, null, -row.quota_used, 'period_reset', now);
-  await store.resetPeriod(row.id, start);
-  return { ...row, quota_used: 0, quota_period_start: start };
+  // Once a month: lock the row and look again, so sends racing on other replicas reset the period once.
+  const locked = (await store.lockById(row.id)) ?? row;
+  if (start <= locked.quota_period_start) return locked;
+  if (locked.quota_used > 0) await store.recordCredit(locked.id, null, -locked.quota_used, 'period_reset', now);
+  await store.resetPeriod(locked.id, start);
+  return { ...locked, quota_used: 0, quota_period_start: start };
 }
 
 /**
@@ -50,15 +53,17 @@ export async function rollQuotaPeriod(store: WorkspaceStore, row: WorkspaceRow, 
  */
 export async function debitCredits(store: WorkspaceStore, row: WorkspaceRow, messageId: number, credits: number, now: number): Promise<void> {
   const current = await rollQuotaPeriod(store, row, now);
-  const remaining = current.quota_total - current.quota_used;
-  if (remaining < credits) {
-    throw new SvcError('quota_exceeded', `Messaging quota exhausted: ${remaining} of ${current.quota_total} credits left, this message needs ${credits}`, {
+  // Check and debit are one conditional statement: on PostgreSQL concurrent sends of the workspace wait for
+  // its row there (held to the commit) and each sees the total the one before left.
+  if (!(await store.debit(current.id, credits))) {
+    const fresh = (await store.byId(current.id)) ?? current;
+    const remaining = Math.max(0, fresh.quota_total - fresh.quota_used);
+    throw new SvcError('quota_exceeded', `Messaging quota exhausted: ${remaining} of ${fresh.quota_total} credits left, this message needs ${credits}`, {
       hint: 'wait for the next quota period or ask support to raise the quota (svc admin workspace update --quota N)',
       details: { remaining, needed: credits },
     });
   }
-  await store.addUsed(row.id, credits);
-  await store.recordCredit(row.id, messageId, credits, 'debit', now);
+  await store.recordCredit(current.id, messageId, credits, 'debit', now);
 }
 
 /**

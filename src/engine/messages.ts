@@ -79,11 +79,13 @@ async function acceptOutgoing(
   const label = fields.label?.trim();
   if (label !== undefined && label.length > 100) throw invalid('label may be at most 100 characters');
   // Group commit: on SQLite the sends of one event-loop turn share a COMMIT (each in its own savepoint). On
-  // PostgreSQL the workspace row lock taken first orders concurrent sends of one workspace across replicas:
-  // serializable isolation would instead fail all but one of them and run them again.
+  // PostgreSQL the transaction runs at READ COMMITTED: what must be exact locks the workspace row where it
+  // writes (the conditional debit; a new chat), as late as it can, so concurrent sends of one workspace on
+  // any replica wait for each other only for the last few statements. Serializable isolation would instead
+  // fail all but one of them and run them again.
   const result = await inWriteTransaction<SendResult>(ctx, async (tx) => {
     const now = tx.clock.now();
-    const workspace = await loadWorkspace(tx, workspaceId, { lock: true });
+    const workspace = await loadWorkspace(tx, workspaceId);
     const { account, chat } = await resolve(tx);
     const template =
       fields.attachment_template_id === undefined ? undefined : await tx.stores.files.templateById(workspaceId, fields.attachment_template_id);
@@ -98,11 +100,12 @@ async function acceptOutgoing(
       uid, workspaceId, chatId: chat.id, accountId: account.id, direction: 'sent', status: 'Pending',
       text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
     });
+    await tx.stores.jobs.insert({ kind: 'send', refId: messageId, queueKey: account.id, runAt: now, now });
+    if (label !== undefined && label.length > 0) await tx.stores.chats.addLabel(workspaceId, chat.id, label);
+    // The debit comes last: on PostgreSQL it locks the workspace row until the commit.
     await debitCredits(tx.stores.workspaces, workspace, messageId, credits, now);
     // Only partner workspaces have quota alerts; the row in hand says so without another read.
     if (workspace.partner_id !== null) await checkQuotaAlerts(tx, workspaceId, now);
-    await tx.stores.jobs.insert({ kind: 'send', refId: messageId, queueKey: account.id, runAt: now, now });
-    if (label !== undefined && label.length > 0) await tx.stores.chats.addLabel(workspaceId, chat.id, label);
     return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };
   }, { grouped: true, isolation: 'read committed' });
   // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later).

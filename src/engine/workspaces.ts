@@ -65,11 +65,10 @@ export function ensureLocalWorkspace(ctx: EngineContext): Promise<CreatedWorkspa
 
 /**
  * Reads a workspace row, moving its quota into the current period first (a write: call it with the context
- * of a write transaction). `lock` holds the row until the commit: on PostgreSQL the transaction then runs at
- * READ COMMITTED and needs no retry, since everything else it checks belongs to the locked workspace.
+ * of a write transaction).
  */
-export async function loadWorkspace(ctx: EngineContext, workspaceId: number, options: { lock?: boolean } = {}): Promise<WorkspaceRow> {
-  const row = await (options.lock === true ? ctx.stores.workspaces.lockById(workspaceId) : ctx.stores.workspaces.byId(workspaceId));
+export async function loadWorkspace(ctx: EngineContext, workspaceId: number): Promise<WorkspaceRow> {
+  const row = await ctx.stores.workspaces.byId(workspaceId);
   if (row === undefined) throw notFound(`workspace ${workspaceId}`);
   return rollQuotaPeriod(ctx.stores.workspaces, row, ctx.clock.now());
 }
