@@ -65,10 +65,11 @@ export function ensureLocalWorkspace(ctx: EngineContext): Promise<CreatedWorkspa
 
 /**
  * Reads a workspace row, moving its quota into the current period first (a write: call it with the context
- * of a write transaction).
+ * of a write transaction). `lock` holds the row until the commit (PostgreSQL), so transactions of one
+ * workspace that take it run one after the other from there.
  */
-export async function loadWorkspace(ctx: EngineContext, workspaceId: number): Promise<WorkspaceRow> {
-  const row = await ctx.stores.workspaces.byId(workspaceId);
+export async function loadWorkspace(ctx: EngineContext, workspaceId: number, options: { lock?: boolean } = {}): Promise<WorkspaceRow> {
+  const row = await (options.lock === true ? ctx.stores.workspaces.lockById(workspaceId) : ctx.stores.workspaces.byId(workspaceId));
   if (row === undefined) throw notFound(`workspace ${workspaceId}`);
   return rollQuotaPeriod(ctx.stores.workspaces, row, ctx.clock.now());
 }
