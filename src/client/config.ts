@@ -133,7 +133,7 @@ export interface ResolvedConfig {
   partnerBaseUrl: string | undefined;
   partnerId: string | undefined;
   partnerSecret: string | undefined;
-  sources: { baseUrl: ConfigSource; token: ConfigSource; dataDir: ConfigSource };
+  sources: { baseUrl: ConfigSource; token: ConfigSource; dataDir: ConfigSource; databaseUrl: ConfigSource };
 }
 
 /** The data directory used when nothing names one: `~/.local/share/svc`. */
@@ -184,6 +184,6 @@ export function resolveConfig(
     partnerBaseUrl: pick(undefined, env['SVC_PARTNER_BASE_URL'], remote.partner_base_url).value,
     partnerId: pick(undefined, env['SVC_PARTNER_ID'], p.partner_id).value,
     partnerSecret: pick(undefined, env['SVC_PARTNER_SECRET'], p.partner_secret).value,
-    sources: { baseUrl: baseUrl.source, token: token.source, dataDir: dataDir.source },
+    sources: { baseUrl: baseUrl.source, token: token.source, dataDir: dataDir.source, databaseUrl: database.source },
   };
 }

@@ -44,7 +44,8 @@ export function ensureLocalWorkspace(ctx: EngineContext): Promise<CreatedWorkspa
     // A server's data directory (it has workspaces, none of them Local) must not grow a Local workspace with
     // its own credits just because a command ran there without a token.
     if (existing === undefined && (await tx.stores.workspaces.count()) > 0) {
-      throw new SvcError('permission_denied', 'This data directory belongs to an instance with workspaces of its own, and has no Local workspace', {
+      const what = tx.database.dialect === 'sqlite' ? 'data directory' : 'database';
+      throw new SvcError('permission_denied', `This ${what} belongs to an instance with workspaces of its own, and has no Local workspace`, {
         hint: 'pass --token TOKEN (a workspace API token) or --workspace WS to say which workspace to act on',
       });
     }

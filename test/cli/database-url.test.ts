@@ -45,6 +45,15 @@ describe('svc --database URL', () => {
     expect(run.stdout + run.stderr).not.toContain('not-the-password-0123');
   });
 
+  it('status: names the database (password masked) and the workspace a --workspace picks there', async () => {
+    const url = new URL(database.url);
+    url.password = 'status-secret-0123';
+    const run = await runSvc(['status', '--database', url.toString(), '--workspace', '1', '--json'], { io: { createClient } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('status-secret-0123');
+    expect(run.json()).toMatchObject({ target: 'local', data_dir: null, database: expect.stringContaining(':***@'), sources: { database: 'flag' }, workspace: { id: 1 } });
+  });
+
   it('serve: --database reaches the server options', async () => {
     const signals = interrupts();
     let options: ServeOptions | undefined;

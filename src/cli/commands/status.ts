@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { redactDatabaseUrl } from '../../store/postgres/database-url.js';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { ConfigSource } from '../../client/config.js';
@@ -28,11 +29,15 @@ export function registerStatus(program: Command, ctx: CliContext): void {
       const base = {
         target: remote ? 'remote' : 'local',
         base_url: config.baseUrl ?? null,
-        data_dir: remote ? null : config.dataDir,
+        data_dir: remote || config.databaseUrl !== undefined ? null : config.dataDir,
+        // Shown without its password, like everywhere else svc prints it.
+        database: remote || config.databaseUrl === undefined ? null : redactDatabaseUrl(config.databaseUrl),
         profile: config.profileExists ? config.profileName : null,
         sources: remote
           ? { base_url: config.sources.baseUrl, token: config.sources.token }
-          : { data_dir: config.sources.dataDir },
+          : config.databaseUrl !== undefined
+            ? { database: config.sources.databaseUrl }
+            : { data_dir: config.sources.dataDir },
         has_token: config.token !== undefined,
         partner: {
           target: config.partnerBaseUrl ?? (remote ? null : 'local'),
@@ -56,7 +61,9 @@ export function registerStatus(program: Command, ctx: CliContext): void {
       const data = { ...base, workspace, problem };
       const where = remote
         ? `remote instance ${config.baseUrl} (${SOURCE_WORDS[config.sources.baseUrl]})`
-        : `local engine in ${config.dataDir} (${SOURCE_WORDS[config.sources.dataDir]})`;
+        : config.databaseUrl !== undefined
+          ? `local engine on ${redactDatabaseUrl(config.databaseUrl)} (${SOURCE_WORDS[config.sources.databaseUrl]})`
+          : `local engine in ${config.dataDir} (${SOURCE_WORDS[config.sources.dataDir]})`;
       ctx.output.result(data, {
         kind: 'record',
         rows: [
