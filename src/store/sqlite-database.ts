@@ -23,7 +23,7 @@ const writerQueues = new Map<string, WriterQueue>();
 
 interface CompiledStatement {
   prepared: PreparedStatement;
-  /** The `@name` parameters in the order of their `?N` positions. */
+  /** The `@name` parameters in the order of their `?` placeholders. */
   names: string[];
 }
 
