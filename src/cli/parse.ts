@@ -35,7 +35,7 @@ export function postgresUrl(value: string): string {
   return value;
 }
 
-export const isPostgresUrl = (value: string): boolean => /^postgres(ql)?:\/\/[^\s]+$/i.test(value);
+const isPostgresUrl = (value: string): boolean => /^postgres(ql)?:\/\/[^\s]+$/i.test(value);
 
 export function httpUrl(value: string): string {
   let url: URL;

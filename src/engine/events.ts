@@ -31,11 +31,3 @@ export interface EventSink {
 }
 
 export const ignoreEvents: EventSink = { emit: async () => undefined };
-
-/**
- * Hands `event` to the engine's sink inside the write transaction `tx` it happened in; await it there, so
- * the outbox rows are written before the transaction commits.
- */
-export function emit(tx: EngineContext, event: DomainEvent): Promise<void> {
-  return tx.events.emit(tx, event);
-}

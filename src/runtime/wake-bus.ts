@@ -4,6 +4,7 @@
  * function calls. On PostgreSQL every wake-up is also NOTIFYed, so a send accepted on one replica reaches the
  * dispatcher and the listen streams of every other replica at once instead of at their next poll.
  */
+import { randomBytes } from 'node:crypto';
 import type { SqlDatabase } from '../store/sql-database.js';
 import type { Logger } from '../engine/context.js';
 
@@ -32,6 +33,9 @@ export function createWakeBus(database: SqlDatabase, logger: Logger, options: { 
     for (const handler of [...handlers]) handler(topic);
   };
   const notifications = database.notifications;
+  // A NOTIFY reaches its sender too; this process has already woken its own subscribers, so it skips what
+  // carries its own mark (the payload is `MARK TOPIC`).
+  const mark = randomBytes(6).toString('hex');
   // Topics woken within a few milliseconds go out as one NOTIFY each: a stream of accepted sends costs the
   // database one notifying commit per topic every few milliseconds, not one per send.
   let outgoing = new Set<string>();
@@ -43,13 +47,16 @@ export function createWakeBus(database: SqlDatabase, logger: Logger, options: { 
     outgoing = new Set();
     for (const topic of topics) {
       // A lost wake-up only delays work until the next poll; it is not worth failing anything for.
-      await notifications!.notify(database.sql, topic).catch((error: unknown) => {
+      await notifications!.notify(database.sql, `${mark} ${topic}`).catch((error: unknown) => {
         logger.error('wake-up notification failed', { topic, error: String(error) });
       });
     }
   };
-  const unsubscribe = !options.listen ? undefined : notifications?.subscribe((topic) => {
-    if (!closed) deliver(topic);
+  const unsubscribe = !options.listen ? undefined : notifications?.subscribe((payload) => {
+    if (closed) return;
+    const [from, topic] = payload.split(' ', 2);
+    if (topic === undefined) deliver(payload); // WAKE_EVERYTHING, after a reconnect
+    else if (from !== mark) deliver(topic);
   });
 
   return {
