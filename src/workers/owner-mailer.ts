@@ -95,37 +95,22 @@ export function createOwnerMailer(ctx: EngineContext, smtp: SmtpSettings, option
     await store.markSent(n.id, owner, ctx.clock.now());
   };
 
-  // Read at the end of every run, which is when the runner asks (it polls anyway for other processes' work).
-  let nextDue: number | null = null;
-  const readNextDue = async (): Promise<void> => {
-    try {
-      nextDue = await store.nextDueAt();
-    } catch (error) {
-      // A failing read (a busy or unreachable database) leaves the runner to its next poll.
-      nextDue = null;
-      log(`owner notifications: could not read the next due time (${String(error)})`);
-    }
-  };
-
   return {
     name: OWNER_MAILER,
     async runDue() {
+      let claimed: ClaimedNotification[];
       try {
-        let claimed: ClaimedNotification[];
-        try {
-          claimed = await claim();
-        } catch (error) {
-          // A busy database (another process holding the write lock past busy_timeout): try at the next poll.
-          log(`owner notifications: could not claim (${String(error)})`);
-          return 0;
-        }
-        // One at a time: notices are rare, and a slow SMTP server should not get a burst of connections.
-        for (const n of claimed) await mailOne(n);
-        return claimed.length;
-      } finally {
-        await readNextDue();
+        claimed = await claim();
+      } catch (error) {
+        // A busy database (another process holding the write lock past busy_timeout): try at the next poll.
+        log(`owner notifications: could not claim (${String(error)})`);
+        return 0;
       }
+      // One at a time: notices are rare, and a slow SMTP server should not get a burst of connections.
+      for (const n of claimed) await mailOne(n);
+      return claimed.length;
     },
-    nextDueAt: () => nextDue,
+    // Read by the runner after every run; a failing read is logged there and waits for the next poll.
+    nextDueAt: () => store.nextDueAt(),
   };
 }

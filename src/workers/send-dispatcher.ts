@@ -89,34 +89,19 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       }
     });
 
-  // Read at the end of every run, which is when the runner asks (it polls anyway for other processes' work).
-  let nextDue: number | null = null;
-  const readNextDue = async (): Promise<void> => {
-    try {
-      nextDue = await ctx.stores.jobs.nextSendTime();
-    } catch (error) {
-      // A failing read (a busy or unreachable database) leaves the runner to its next poll.
-      nextDue = null;
-      ctx.logger.error('send worker failed', { error: String(error) });
-    }
-  };
-
   return {
     name: 'send',
     async runDue() {
-      try {
-        await reapDeadLeases();
-        let processed = 0;
-        for (let claimed = await claim(); claimed !== null; claimed = await claim()) {
-          await complete(claimed, await deliver(claimed));
-          processed += 1;
-        }
-        return processed;
-      } finally {
-        await readNextDue();
+      await reapDeadLeases();
+      let processed = 0;
+      for (let claimed = await claim(); claimed !== null; claimed = await claim()) {
+        await complete(claimed, await deliver(claimed));
+        processed += 1;
       }
+      return processed;
     },
-    nextDueAt: () => nextDue,
+    // Read by the runner after every run; a failing read is logged there and waits for the next poll.
+    nextDueAt: () => ctx.stores.jobs.nextSendTime(),
   };
 }
 
