@@ -1,4 +1,4 @@
-import { query, type SqlExecutor } from './sql.js';
+import { query, type SqlExecutor, type StatementOptions } from './sql.js';
 
 export interface AccountRow {
   id: number;
@@ -17,11 +17,14 @@ const BY_PHONE = query<AccountRow>('SELECT * FROM messenger_accounts WHERE phone
 const BY_ID = query<AccountRow>('SELECT * FROM messenger_accounts WHERE id = @id');
 // PostgreSQL would put never-connected accounts first without NULLS LAST, which is SQLite's order for DESC
 // already; SQLite keeps the plain form, which its index (workspace_id, status, connected_at) can serve.
-const byConnectedAt = (text: string) => query<AccountRow>({ sqlite: text, postgres: text.replace('connected_at DESC', 'connected_at DESC NULLS LAST') });
+const byConnectedAt = (text: string, options?: StatementOptions) =>
+  query<AccountRow>({ sqlite: text, postgres: text.replace('connected_at DESC', 'connected_at DESC NULLS LAST') }, options);
 const LIST = byConnectedAt('SELECT * FROM messenger_accounts WHERE workspace_id = @workspaceId ORDER BY connected_at DESC, id DESC');
 const DEFAULT_SENDER = byConnectedAt(
   `SELECT * FROM messenger_accounts WHERE workspace_id = @workspaceId AND status = 'connected'
    ORDER BY connected_at DESC, id DESC LIMIT 1`,
+  // Read by every send without a sender; accounts change rarely (connects, status, a send's slot reserved).
+  { cachedUntilWritten: ['messenger_accounts'] },
 );
 const INSERT = query<{ id: number }>(
   `INSERT INTO messenger_accounts (workspace_id, user_id, phone, full_name, email, status, connected_at, created_at)

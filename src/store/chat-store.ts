@@ -19,7 +19,10 @@ const SELECT_CHAT = `SELECT c.*, a.phone AS account_phone FROM chats c
 
 const BY_ID = query<ChatRow>(`${SELECT_CHAT} WHERE c.id = @id AND c.workspace_id = @workspaceId`);
 const BY_NAME = query<ChatRow>(`${SELECT_CHAT} WHERE c.workspace_id = @workspaceId AND c.name = @name`);
-const BY_PAIR = query<ChatRow>(`${SELECT_CHAT} WHERE c.messenger_account_id = @accountId AND c.contact_phone = @contactPhone`);
+// Read by every send to a phone; a chat, once made, changes only when renamed or reassigned.
+const BY_PAIR = query<ChatRow>(`${SELECT_CHAT} WHERE c.messenger_account_id = @accountId AND c.contact_phone = @contactPhone`, {
+  cachedUntilWritten: ['chats', 'messenger_accounts'],
+});
 const NAME_TAKEN = query<{ one: number }>('SELECT 1 AS one FROM chats WHERE workspace_id = @workspaceId AND name = @name');
 // "base (" <= name < "base )" is a range of the (workspace_id, name) index, since ")" sorts right after "(".
 // PostgreSQL compares in code-point order ("C", as SQLite does) so the range holds whatever the collation,

@@ -13,16 +13,28 @@ export type Params = Record<string, unknown>;
 export interface Statement<Row = unknown> {
   readonly id: number;
   readonly text: Readonly<Record<Dialect, string>>;
+  readonly options?: StatementOptions;
   /** Phantom field carrying the row type. */
   readonly row?: Row;
+}
+
+export interface StatementOptions {
+  /**
+   * The embedded store may answer this single-row read from memory until one of the tables it reads is
+   * written: by its own connection (a statement that inserts into, updates or deletes from it) or by another
+   * connection (a commit, seen through PRAGMA data_version once per turn of the event loop). For hot reads of
+   * rows that rarely change; callers share the row and must not change it. PostgreSQL always asks the
+   * database: its replicas write behind each other's backs.
+   */
+  cachedUntilWritten?: readonly string[];
 }
 
 let nextStatementId = 0;
 
 /** A statement for both dialects; pass `{ sqlite, postgres }` where they differ. */
-export function query<Row = unknown>(text: string | Readonly<Record<Dialect, string>>): Statement<Row> {
+export function query<Row = unknown>(text: string | Readonly<Record<Dialect, string>>, options?: StatementOptions): Statement<Row> {
   nextStatementId += 1;
-  return { id: nextStatementId, text: typeof text === 'string' ? { sqlite: text, postgres: text } : text };
+  return { id: nextStatementId, text: typeof text === 'string' ? { sqlite: text, postgres: text } : text, options };
 }
 
 /** Runs statements on one connection or pool; in a transaction, on that transaction's connection. */

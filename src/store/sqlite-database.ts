@@ -7,6 +7,7 @@ import type { Statement as PreparedStatement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { NAMED_PARAMETER, positionalValues, type Params, type SqlExecutor, type Statement } from './sql.js';
 import { inSavepoint, type SqlDatabase, type WriteOptions } from './sql-database.js';
+import { rollsBack, SqliteReadCache, tablesWrittenBy } from './sqlite-read-cache.js';
 
 interface GroupedWrite {
   fn: (tx: SqlExecutor) => Promise<unknown>;
@@ -25,6 +26,10 @@ interface CompiledStatement {
   prepared: PreparedStatement;
   /** The `@name` parameters in the order of their `?` placeholders. */
   names: string[];
+  /** The tables a write statement writes (whose remembered rows it makes stale); empty for a read. */
+  writes: string[];
+  /** A rollback, after which no remembered row can be trusted. */
+  rollsBack: boolean;
 }
 
 /** Every `@name` becomes an anonymous `?`, in order of appearance (a name used twice is bound twice). */
@@ -34,7 +39,8 @@ function compile(db: Db, s: Statement): CompiledStatement {
     names.push(name);
     return '?';
   });
-  return { prepared: db.prepare(text), names };
+  const prepared = db.prepare(text);
+  return { prepared, names, writes: prepared.readonly ? [] : tablesWrittenBy(text), rollsBack: rollsBack(text) };
 }
 
 const NO_VALUES: unknown[] = [];
@@ -70,6 +76,7 @@ export class SqliteDatabase implements SqlDatabase {
   private readonly tx: SqlExecutor;
   /** Prepared statements by `Statement.id` (small consecutive numbers: an array is the cheapest lookup). */
   private readonly prepared: CompiledStatement[] = [];
+  private readonly cache: SqliteReadCache;
   private readonly begin: PreparedStatement;
   private readonly commit: PreparedStatement;
   private readonly rollback: PreparedStatement;
@@ -86,11 +93,14 @@ export class SqliteDatabase implements SqlDatabase {
     // Parameters are bound by position: better-sqlite3 binds a named object by looking every name up, about
     // a third slower, and this is the hot path of every send.
     const statement = (s: Statement): CompiledStatement => (this.prepared[s.id] ??= compile(db, s));
+    const dataVersion = db.prepare('PRAGMA data_version').pluck();
+    const cache = (this.cache = new SqliteReadCache(() => dataVersion.get() as number));
     this.tx = {
       dialect: 'sqlite',
       all<Row>(s: Statement<Row>, params?: Params): Promise<Row[]> {
         try {
           const c = statement(s);
+          if (c.writes.length > 0) cache.written(c.writes);
           return Promise.resolve(c.prepared.all(...valuesOf(c.names, params)) as Row[]);
         } catch (error) {
           return Promise.reject(error);
@@ -99,7 +109,11 @@ export class SqliteDatabase implements SqlDatabase {
       get<Row>(s: Statement<Row>, params?: Params): Promise<Row | undefined> {
         try {
           const c = statement(s);
-          return Promise.resolve(c.prepared.get(...valuesOf(c.names, params)) as Row | undefined);
+          const values = valuesOf(c.names, params);
+          const tables = s.options?.cachedUntilWritten;
+          if (tables !== undefined) return Promise.resolve(cache.read(s, tables, values, () => c.prepared.get(...values) as Row | undefined));
+          if (c.writes.length > 0) cache.written(c.writes);
+          return Promise.resolve(c.prepared.get(...values) as Row | undefined);
         } catch (error) {
           return Promise.reject(error);
         }
@@ -107,6 +121,8 @@ export class SqliteDatabase implements SqlDatabase {
       run(s: Statement, params?: Params): Promise<number> {
         try {
           const c = statement(s);
+          if (c.writes.length > 0) cache.written(c.writes);
+          if (c.rollsBack) cache.forgetAll();
           return Promise.resolve(c.prepared.run(...valuesOf(c.names, params)).changes);
         } catch (error) {
           return Promise.reject(error);
@@ -171,6 +187,7 @@ export class SqliteDatabase implements SqlDatabase {
       return result;
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
+      this.cache.forgetAll();
       throw error;
     }
   }
