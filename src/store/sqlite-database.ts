@@ -84,6 +84,8 @@ export class SqliteDatabase implements SqlDatabase {
   private readonly writer: WriterQueue;
   private group: GroupedWrite[] = [];
   private groupScheduled = false;
+  /** The last batch had a failing write: the next one starts with a savepoint per write. */
+  private lastBatchFailed = false;
 
   constructor(
     readonly db: Db,
@@ -202,26 +204,25 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   /**
-   * Group commit: the writes queued during one turn share a transaction, each in its own savepoint, so one
-   * failing request undoes only its own writes. Nobody is answered before the shared COMMIT, so an
-   * acknowledged write is as durable as with a transaction of its own.
+   * Group commit: the writes queued during one turn share a transaction, and one failing request undoes only
+   * its own writes. Nobody is answered before the shared COMMIT, so an acknowledged write is as durable as
+   * with a transaction of its own.
    */
   private async flushGroup(): Promise<void> {
     const batch = this.group.splice(0, MAX_GROUP);
     if (this.group.length > 0) this.scheduleGroup();
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    let outcomes: Outcome[];
     try {
-      await this.exclusively(() =>
-        this.transaction(async () => {
-          for (const item of batch) {
-            try {
-              outcomes.push({ ok: true, value: await inSavepoint(this.tx, () => item.fn(this.tx)) });
-            } catch (error) {
-              outcomes.push({ ok: false, error });
-            }
-          }
-        }),
-      );
+      outcomes = await this.exclusively(async () => {
+        // Most batches succeed whole, so they run without a savepoint per write (two statements and a copy of
+        // every page it changes). If one write fails, the batch is rolled back and run again with a savepoint
+        // per write; so is the next batch, since failures come in runs (an exhausted quota fails them all).
+        const result =
+          (batch.length === 1 || !this.lastBatchFailed ? await this.runBatch(batch, false) : undefined) ??
+          (await this.runBatch(batch, true))!;
+        this.lastBatchFailed = result.some((outcome) => !outcome.ok);
+        return result;
+      });
     } catch (error) {
       // The shared commit itself failed (for example the lock stayed busy): nothing of the batch was written.
       for (const item of batch) item.reject(error);
@@ -232,5 +233,39 @@ export class SqliteDatabase implements SqlDatabase {
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     });
+  }
+
+  /**
+   * Runs `batch` in one transaction and commits what succeeded. With `savepoints`, each write in its own, so a
+   * failure is its outcome; without, the first failure rolls everything back and the result is undefined,
+   * unless the batch is that one write.
+   */
+  private async runBatch(batch: readonly GroupedWrite[], savepoints: boolean): Promise<Outcome[] | undefined> {
+    const outcomes: Outcome[] = [];
+    try {
+      await this.transaction(async () => {
+        for (const item of batch) {
+          try {
+            outcomes.push({ ok: true, value: await (savepoints ? inSavepoint(this.tx, () => item.fn(this.tx)) : item.fn(this.tx)) });
+          } catch (error) {
+            if (!savepoints) throw new WriteFailed(error);
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      if (!(error instanceof WriteFailed)) throw error;
+      return batch.length === 1 ? [{ ok: false, error: error.cause }] : undefined;
+    }
+    return outcomes;
+  }
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** One write of a batch run without savepoints failed: the transaction is rolled back. */
+class WriteFailed extends Error {
+  constructor(cause: unknown) {
+    super('a grouped write failed', { cause });
   }
 }
