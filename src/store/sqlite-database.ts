@@ -96,13 +96,13 @@ export class SqliteDatabase implements SqlDatabase {
     // a third slower, and this is the hot path of every send.
     const statement = (s: Statement): CompiledStatement => (this.prepared[s.id] ??= compile(db, s));
     const dataVersion = db.prepare('PRAGMA data_version').pluck();
-    const cache = (this.cache = new SqliteReadCache(() => dataVersion.get() as number));
+    const cache = (this.cache = new SqliteReadCache(db.name, () => dataVersion.get() as number));
     this.tx = {
       dialect: 'sqlite',
       all<Row>(s: Statement<Row>, params?: Params): Promise<Row[]> {
         try {
           const c = statement(s);
-          if (c.writes.length > 0) cache.written(c.writes);
+          if (c.writes.length > 0) cache.written(c.writes, db.inTransaction);
           return Promise.resolve(c.prepared.all(...valuesOf(c.names, params)) as Row[]);
         } catch (error) {
           return Promise.reject(error);
@@ -114,7 +114,7 @@ export class SqliteDatabase implements SqlDatabase {
           const values = valuesOf(c.names, params);
           const tables = s.options?.cachedUntilWritten;
           if (tables !== undefined) return Promise.resolve(cache.read(s, tables, values, () => c.prepared.get(...values) as Row | undefined));
-          if (c.writes.length > 0) cache.written(c.writes);
+          if (c.writes.length > 0) cache.written(c.writes, db.inTransaction);
           return Promise.resolve(c.prepared.get(...values) as Row | undefined);
         } catch (error) {
           return Promise.reject(error);
@@ -123,8 +123,8 @@ export class SqliteDatabase implements SqlDatabase {
       run(s: Statement, params?: Params): Promise<number> {
         try {
           const c = statement(s);
-          if (c.writes.length > 0) cache.written(c.writes);
-          if (c.rollsBack) cache.forgetAll();
+          if (c.writes.length > 0) cache.written(c.writes, db.inTransaction);
+          if (c.rollsBack) cache.rolledBack(false);
           return Promise.resolve(c.prepared.run(...valuesOf(c.names, params)).changes);
         } catch (error) {
           return Promise.reject(error);
@@ -159,6 +159,7 @@ export class SqliteDatabase implements SqlDatabase {
 
   async close(): Promise<void> {
     await this.beforeClose?.();
+    this.cache.close();
     this.db.close();
   }
 
@@ -186,10 +187,11 @@ export class SqliteDatabase implements SqlDatabase {
     try {
       const result = await fn();
       this.commit.run();
+      this.cache.committed();
       return result;
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
-      this.cache.forgetAll();
+      this.cache.rolledBack(true);
       throw error;
     }
   }
@@ -211,18 +213,19 @@ export class SqliteDatabase implements SqlDatabase {
   private async flushGroup(): Promise<void> {
     const batch = this.group.splice(0, MAX_GROUP);
     if (this.group.length > 0) this.scheduleGroup();
-    let outcomes: Outcome[];
+    let outcomes: Outcome[] = [];
     try {
-      outcomes = await this.exclusively(async () => {
-        // Most batches succeed whole, so they run without a savepoint per write (two statements and a copy of
-        // every page it changes). If one write fails, the batch is rolled back and run again with a savepoint
-        // per write; so is the next batch, since failures come in runs (an exhausted quota fails them all).
-        const result =
-          (batch.length === 1 || !this.lastBatchFailed ? await this.runBatch(batch, false) : undefined) ??
-          (await this.runBatch(batch, true))!;
-        this.lastBatchFailed = result.some((outcome) => !outcome.ok);
-        return result;
-      });
+      await this.exclusively(() =>
+        this.transaction(async () => {
+          // Most batches succeed whole, so they first run inside one savepoint rather than one per write (two
+          // statements and a copy of every page it changes). If a write fails, the batch is undone and run
+          // again with a savepoint per write, still holding the lock; so is the next batch, since failures
+          // come in runs (an exhausted quota fails them all).
+          const whole = batch.length > 1 && !this.lastBatchFailed ? await this.runWhole(batch) : undefined;
+          outcomes = whole ?? (await this.runEach(batch));
+          this.lastBatchFailed = outcomes.some((outcome) => !outcome.ok);
+        }),
+      );
     } catch (error) {
       // The shared commit itself failed (for example the lock stayed busy): nothing of the batch was written.
       for (const item of batch) item.reject(error);
@@ -235,37 +238,31 @@ export class SqliteDatabase implements SqlDatabase {
     });
   }
 
-  /**
-   * Runs `batch` in one transaction and commits what succeeded. With `savepoints`, each write in its own, so a
-   * failure is its outcome; without, the first failure rolls everything back and the result is undefined,
-   * unless the batch is that one write.
-   */
-  private async runBatch(batch: readonly GroupedWrite[], savepoints: boolean): Promise<Outcome[] | undefined> {
-    const outcomes: Outcome[] = [];
+  /** Every write of `batch` in one savepoint; undefined, with nothing of it left, if one fails. */
+  private async runWhole(batch: readonly GroupedWrite[]): Promise<Outcome[] | undefined> {
     try {
-      await this.transaction(async () => {
-        for (const item of batch) {
-          try {
-            outcomes.push({ ok: true, value: await (savepoints ? inSavepoint(this.tx, () => item.fn(this.tx)) : item.fn(this.tx)) });
-          } catch (error) {
-            if (!savepoints) throw new WriteFailed(error);
-            outcomes.push({ ok: false, error });
-          }
-        }
+      return await inSavepoint(this.tx, async () => {
+        const outcomes: Outcome[] = [];
+        for (const item of batch) outcomes.push({ ok: true, value: await item.fn(this.tx) });
+        return outcomes;
       });
-    } catch (error) {
-      if (!(error instanceof WriteFailed)) throw error;
-      return batch.length === 1 ? [{ ok: false, error: error.cause }] : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Each write of `batch` in a savepoint of its own, so a failure undoes only that write. */
+  private async runEach(batch: readonly GroupedWrite[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const item of batch) {
+      try {
+        outcomes.push({ ok: true, value: await inSavepoint(this.tx, () => item.fn(this.tx)) });
+      } catch (error) {
+        outcomes.push({ ok: false, error });
+      }
     }
     return outcomes;
   }
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-/** One write of a batch run without savepoints failed: the transaction is rolled back. */
-class WriteFailed extends Error {
-  constructor(cause: unknown) {
-    super('a grouped write failed', { cause });
-  }
-}

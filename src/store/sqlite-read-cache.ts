@@ -2,9 +2,10 @@
  * Rows of statements marked `cachedUntilWritten` (sql.ts), remembered by the embedded store between writes
  * of the tables they read. A write by this connection forgets the rows of its tables when the statement runs
  * (before it commits: this connection reads its own uncommitted writes anyway); a rollback, of a transaction
- * or to a savepoint, forgets everything (rows read since may hold what it undid). A commit by another connection (the CLI in another process, a second engine on the same
- * directory) is seen through PRAGMA data_version, read at most once per turn of the event loop, and forgets
- * everything.
+ * or to a savepoint, forgets everything (rows read since may hold what it undid). Another connection of this
+ * process to the same file (a second engine on one directory) is told which tables a write of this one
+ * changed once it is committed, at once. A commit by another process (the CLI) is seen through PRAGMA
+ * data_version, read at most once per turn of the event loop, and forgets everything.
  */
 import type { Statement } from './sql.js';
 
@@ -22,16 +23,31 @@ export function tablesWrittenBy(sql: string): string[] {
 /** `ROLLBACK` or `ROLLBACK TO [SAVEPOINT] name`. */
 export const rollsBack = (sql: string): boolean => /^\s*ROLLBACK\b/i.test(sql);
 
+/** The caches of every connection of this process, by database file. */
+const cachesByFile = new Map<string, Set<SqliteReadCache>>();
+
 export class SqliteReadCache {
   private readonly rowsByStatement = new Map<number, Map<string, unknown>>();
   /** The cached statements that read each table. */
   private readonly readersOf = new Map<string, Set<number>>();
+  /** Tables written by the open transaction: the other connections' caches forget them when it commits. */
+  private readonly uncommitted = new Set<string>();
+  /** This cache and those of the other connections of this process to the same file. */
+  private readonly sameFile: Set<SqliteReadCache>;
   private seenVersion: number;
   private checkedThisTurn = false;
 
-  /** `dataVersion` reads PRAGMA data_version on the connection the cached statements run on. */
-  constructor(private readonly dataVersion: () => number) {
+  /** `dataVersion` reads PRAGMA data_version on the connection (to `file`) the cached statements run on. */
+  constructor(
+    file: string,
+    private readonly dataVersion: () => number,
+  ) {
     this.seenVersion = dataVersion();
+    // An in-memory database is private to its connection.
+    const shared = file !== '' && file !== ':memory:';
+    this.sameFile = shared ? (cachesByFile.get(file) ?? new Set()) : new Set();
+    if (shared) cachesByFile.set(file, this.sameFile);
+    this.sameFile.add(this);
   }
 
   /** The remembered row of `statement` for `values`, or what `read` returns (remembered unless absent). */
@@ -57,17 +73,43 @@ export class SqliteReadCache {
     return row;
   }
 
-  /** Called for every write statement this connection runs, with the tables it writes. */
-  written(tables: readonly string[]): void {
+  /**
+   * Called for every write statement this connection runs, with the tables it writes: this cache forgets
+   * them at once, the other connections' caches when the write is committed (now, outside a transaction).
+   */
+  written(tables: readonly string[], inTransaction: boolean): void {
+    this.forget(tables);
+    if (inTransaction) for (const table of tables) this.uncommitted.add(table);
+    else this.tellOthers(tables);
+  }
+
+  /** The open transaction committed. */
+  committed(): void {
+    if (this.uncommitted.size === 0) return;
+    this.tellOthers([...this.uncommitted]);
+    this.uncommitted.clear();
+  }
+
+  /** After a rollback (`transaction`: of the whole transaction, not to a savepoint): what was read since the undone writes may be gone. */
+  rolledBack(transaction: boolean): void {
+    this.rowsByStatement.clear();
+    if (transaction) this.uncommitted.clear();
+  }
+
+  /** The connection closes. */
+  close(): void {
+    this.sameFile.delete(this);
+  }
+
+  private forget(tables: Iterable<string>): void {
     for (const table of tables) {
       const readers = this.readersOf.get(table);
       if (readers !== undefined) for (const id of readers) this.rowsByStatement.delete(id);
     }
   }
 
-  /** After a rollback: what was read since the undone writes may be gone. */
-  forgetAll(): void {
-    this.rowsByStatement.clear();
+  private tellOthers(tables: readonly string[]): void {
+    for (const other of this.sameFile) if (other !== this) other.forget(tables);
   }
 
   private forgetForeignCommits(): void {
@@ -79,7 +121,7 @@ export class SqliteReadCache {
     const version = this.dataVersion();
     if (version !== this.seenVersion) {
       this.seenVersion = version;
-      this.forgetAll();
+      this.rowsByStatement.clear();
     }
   }
 }

@@ -89,6 +89,21 @@ describe('SqliteDatabase: reads cached until their tables are written', () => {
     expect(await database.sql.get(CACHED, { id: 1 })).toMatchObject({ value: 'undone too' });
   });
 
+  it('another connection of this process is seen when its write commits, in the same turn', async () => {
+    const { database } = setup();
+    const peer = new SqliteDatabase(openDatabase(database.db.name));
+    open.push(peer);
+    expect(await database.sql.get(CACHED, { id: 1 })).toMatchObject({ value: 'one' });
+    await peer.write(async (tx) => {
+      await tx.run(SET, { id: 1, value: 'by the peer' });
+      // Not committed yet: the first connection still reads (and may remember) the committed row.
+      expect(await database.sql.get(CACHED, { id: 1 })).toMatchObject({ value: 'one' });
+    });
+    expect(await database.sql.get(CACHED, { id: 1 })).toMatchObject({ value: 'by the peer' });
+    await peer.sql.run(SET, { id: 1, value: 'autocommit by the peer' });
+    expect(await database.sql.get(CACHED, { id: 1 })).toMatchObject({ value: 'autocommit by the peer' });
+  });
+
   it('absent rows are not remembered, and remembered rows are frozen', async () => {
     const { database } = setup();
     expect(await database.sql.get(CACHED, { id: 2 })).toBeUndefined();
