@@ -55,7 +55,7 @@ export async function debitCredits(store: WorkspaceStore, row: WorkspaceRow, mes
   const current = await rollQuotaPeriod(store, row, now);
   // Check and debit are one conditional statement: on PostgreSQL concurrent sends of the workspace wait for
   // its row there (held to the commit) and each sees the total the one before left.
-  if (!(await store.debit(current.id, credits))) {
+  if (!(await store.debitForMessage(current.id, messageId, credits, now))) {
     const fresh = (await store.byId(current.id)) ?? current;
     const remaining = Math.max(0, fresh.quota_total - fresh.quota_used);
     throw new SvcError('quota_exceeded', `Messaging quota exhausted: ${remaining} of ${fresh.quota_total} credits left, this message needs ${credits}`, {
@@ -63,7 +63,6 @@ export async function debitCredits(store: WorkspaceStore, row: WorkspaceRow, mes
       details: { remaining, needed: credits },
     });
   }
-  await store.recordCredit(current.id, messageId, credits, 'debit', now);
 }
 
 /**

@@ -96,11 +96,10 @@ async function acceptOutgoing(
     const replyToId = await resolveReplyTo(tx, workspaceId, account, fields.reply_to);
     const credits = creditsFor(text, fileId !== null);
     const uid = timeOrderedUid(now);
-    const messageId = await tx.stores.messages.insert({
+    const messageId = await tx.stores.messages.insertWithSendJob({
       uid, workspaceId, chatId: chat.id, accountId: account.id, direction: 'sent', status: 'Pending',
       text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
     });
-    await tx.stores.jobs.insert({ kind: 'send', refId: messageId, queueKey: account.id, runAt: now, now });
     if (label !== undefined && label.length > 0) await tx.stores.chats.addLabel(workspaceId, chat.id, label);
     await debitCredits(tx.stores.workspaces, workspace, messageId, credits, now);
     // Only partner workspaces have quota alerts; the row in hand says so without another read.

@@ -11,9 +11,6 @@ export interface JobRow {
   attempts: number;
 }
 
-const INSERT = query(
-  'INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) VALUES (@kind, @refId, @queueKey, @runAt, @now)',
-);
 // The head of each account's queue (jobs of one account go out in acceptance order), found through the
 // (kind, queue_key, id) index so the cost grows with the number of accounts, not of queued messages.
 const HEADS = `FROM messenger_accounts a
@@ -43,11 +40,9 @@ const LIVE_OWNERS = query<{ owner: string }>(
 const EXPIRE_OWNER = query('UPDATE jobs SET lease_until = @now WHERE lease_owner = @owner AND lease_until > @now');
 const COUNT = query<{ n: number }>('SELECT COUNT(*) AS n FROM jobs WHERE kind = @kind');
 
-/** The durable job table. Claims happen inside the caller's write transaction. */
+/** The durable job table (a send job is inserted with its message, by the message store). Claims happen inside the caller's write transaction. */
 export function createJobStore(sql: SqlExecutor) {
   return {
-    insert: async (j: { kind: string; refId: number; queueKey: number; runAt: number; now: number }): Promise<void> =>
-      void (await sql.run(INSERT, { ...j })),
     /** The send job due first, if any: a plain read (the claim reads again with `claimSend`). */
     dueSend: (now: number): Promise<JobRow | undefined> => sql.get(DUE_SEND, { now }),
     /** The send job due first, locked for this transaction on PostgreSQL (skipping those other claims hold). */

@@ -89,7 +89,10 @@ describe('process: concurrent sends at a small quota', () => {
     expect(failed).toHaveLength(7);
     for (const r of failed) {
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toContain('quota exhausted');
+      // Through the server, a send can also be refused as busy: svc serve waits 20 ms at most for the write
+      // lock the 8 local engines take turns on, then answers 503, having written nothing (by design; a loaded
+      // machine makes it happen). Either way, exactly 5 sends got the 5 credits.
+      expect(r.stderr).toMatch(/quota exhausted|database is busy: another process holds its write lock; nothing was written/);
       expect(r.stdout).toBe('');
     }
     for (const r of ok) expect(r.stdout).toMatch(/Pending|Sending|Sent/);
