@@ -78,15 +78,16 @@ async function acceptOutgoing(
   }
   const label = fields.label?.trim();
   if (label !== undefined && label.length > 100) throw invalid('label may be at most 100 characters');
-  // Group commit: on SQLite the sends of one event-loop turn share a COMMIT (each in its own savepoint). On
-  // PostgreSQL the transaction runs at READ COMMITTED behind the workspace's row lock, taken first: the sends
-  // of one workspace on any replica run one after the other. (Locking only at the debit, last, measured
+  // Group commit: on SQLite the sends of one event-loop turn share a COMMIT. On PostgreSQL the transaction
+  // runs at READ COMMITTED behind the workspace's row lock, taken before the first write: the sends of one
+  // workspace on any replica write one after the other. Account and chat are read before it (a new chat takes
+  // the lock itself), so the lock is held for the writes alone. (Locking only at the debit, last, measured
   // faster in-process but slower over HTTP on a busy machine, where 31 waiters had done their inserts and
   // queued on the row; serializable isolation would fail all but one and run them again.)
   const result = await inWriteTransaction<SendResult>(ctx, async (tx) => {
     const now = tx.clock.now();
-    const workspace = await loadWorkspace(tx, workspaceId, { lock: true });
     const { account, chat } = await resolve(tx);
+    const workspace = await loadWorkspace(tx, workspaceId, { lock: true });
     const template =
       fields.attachment_template_id === undefined ? undefined : await tx.stores.files.templateById(workspaceId, fields.attachment_template_id);
     if (fields.attachment_template_id !== undefined && template === undefined) {
