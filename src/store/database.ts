@@ -48,7 +48,7 @@ function configure(db: Db, path: string, options: OpenOptions): void {
   // per page on every request once the database outgrows SQLite's 2 MB default cache.
   db.pragma('cache_size = -65536');
   db.pragma('mmap_size = 268435456');
-  // Group commit gives every send a savepoint, and SQLite copies each page a savepoint first changes into a
+  // Group commit runs its sends in savepoints, and SQLite copies each page a savepoint first changes into a
   // sub-journal that spills to a temporary file past 64 KiB: three of every five writes under load went to
   // /var/tmp. In memory it is a copy; a group of 512 sends holds a few MiB at most.
   db.pragma('temp_store = MEMORY');

@@ -39,7 +39,7 @@ export class SqliteReadCache {
 
   /** `dataVersion` reads PRAGMA data_version on the connection (to `file`) the cached statements run on. */
   constructor(
-    file: string,
+    private readonly file: string,
     private readonly dataVersion: () => number,
   ) {
     this.seenVersion = dataVersion();
@@ -99,6 +99,7 @@ export class SqliteReadCache {
   /** The connection closes. */
   close(): void {
     this.sameFile.delete(this);
+    if (this.sameFile.size === 0) cachesByFile.delete(this.file);
   }
 
   private forget(tables: Iterable<string>): void {
