@@ -1,4 +1,4 @@
-import { query, type SqlExecutor } from './sql.js';
+import { postgresOnly, query, type SqlExecutor } from './sql.js';
 
 export interface MessageRow {
   id: number;
@@ -56,11 +56,10 @@ const INSERT = query<{ id: number }>(
 const INSERT_SEND_JOB = query('INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) VALUES (\'send\', @id, @accountId, @now, @now)');
 // PostgreSQL: the message and its send job in one statement, one round trip fewer while a send holds its
 // workspace's row lock. SQLite has no writing CTE and no round trips to save: it runs the two statements.
-const INSERT_WITH_SEND_JOB = query<{ id: number }>({
-  sqlite: 'SELECT NULL AS id WHERE 0',
-  postgres: `WITH m AS (${INSERT.text.postgres})
+const INSERT_WITH_SEND_JOB = postgresOnly<{ id: number }>(
+  `WITH m AS (${INSERT.text.postgres})
    INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) SELECT 'send', id, @accountId, @now, @now FROM m RETURNING ref_id AS id`,
-});
+);
 const BY_UID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.uid = @uid`);
 const BY_ID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.id = @id`);
 const PAGE_OF_CHAT = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.chat_id = @chatId ORDER BY m.id LIMIT @limit OFFSET @offset`);

@@ -37,6 +37,14 @@ export function query<Row = unknown>(text: string | Readonly<Record<Dialect, str
   return { id: nextStatementId, text: typeof text === 'string' ? { sqlite: text, postgres: text } : text, options };
 }
 
+/**
+ * A statement only PostgreSQL runs: one built on what SQLite lacks (a writing CTE), where the store runs other
+ * statements on SQLite instead. Preparing it on SQLite fails loudly rather than answering nothing.
+ */
+export function postgresOnly<Row = unknown>(text: string): Statement<Row> {
+  return query<Row>({ sqlite: '', postgres: text });
+}
+
 /** Runs statements on one connection or pool; in a transaction, on that transaction's connection. */
 export interface SqlExecutor {
   readonly dialect: Dialect;

@@ -34,6 +34,7 @@ interface CompiledStatement {
 
 /** Every `@name` becomes an anonymous `?`, in order of appearance (a name used twice is bound twice). */
 function compile(db: Db, s: Statement): CompiledStatement {
+  if (s.text.sqlite === '') throw new Error(`statement ${s.id} is PostgreSQL-only: ${s.text.postgres.slice(0, 60)}`);
   const names: string[] = [];
   const text = s.text.sqlite.replace(NAMED_PARAMETER, (_match, name: string) => {
     names.push(name);

@@ -1,4 +1,4 @@
-import { query, type SqlExecutor } from './sql.js';
+import { postgresOnly, query, type SqlExecutor } from './sql.js';
 
 export interface WorkspaceRow {
   id: number;
@@ -65,12 +65,11 @@ const LEDGER = query(
 );
 // PostgreSQL: the debit and its ledger row in one statement (no row when the quota has no room), one round
 // trip fewer under the row lock. SQLite runs DEBIT and LEDGER (no writing CTE, no round trips to save).
-const DEBIT_WITH_LEDGER = query<{ id: number }>({
-  sqlite: 'SELECT NULL AS id WHERE 0',
-  postgres: `WITH debited AS (${DEBIT.text.postgres} RETURNING id)
+const DEBIT_WITH_LEDGER = postgresOnly<{ id: number }>(
+  `WITH debited AS (${DEBIT.text.postgres} RETURNING id)
    INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
    SELECT id, @messageId, @credits, 'debit', @now FROM debited RETURNING id`,
-});
+);
 const HAS_RESTORE = query<{ one: number }>(`SELECT 1 AS one FROM credit_ledger WHERE message_id = @messageId AND reason = 'restore'`);
 const DEBITED_AT = query<{ created_at: number }>(
   `SELECT created_at FROM credit_ledger WHERE message_id = @messageId AND reason = 'debit'`,
