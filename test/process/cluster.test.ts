@@ -156,15 +156,21 @@ describe('process: three replicas on one PostgreSQL database, SIGKILLed at rando
          WHERE m.workspace_id = $1 ORDER BY m.messenger_account_id, d.delivered_at`,
         [created.workspace_id],
       );
-      let closest = Infinity;
+      const gaps: number[] = [];
       for (let i = 1; i < times.rows.length; i += 1) {
         const [a, b] = [times.rows[i - 1]!, times.rows[i]!];
-        if (a.account_id === b.account_id) closest = Math.min(closest, b.at - a.at);
+        if (a.account_id === b.account_id) gaps.push(b.at - a.at);
       }
+      gaps.sort((x, y) => x - y);
+      const closest = gaps[0] ?? Infinity;
       // Slots are reserved at the claim; the network sees a send after the claim's commit and a round trip,
-      // whose time varies by tens of ms on a loaded 2-core machine (up to 90 ms seen while replicas restart).
-      // Without spacing across replicas, two of them would hand one account's sends over milliseconds apart.
-      expect(closest, 'closest two sends of one account').toBeGreaterThanOrEqual(SEND_INTERVAL_MS / 2);
+      // usually tens of ms later. A replica stalled in between (event-loop pauses of half a second were
+      // measured with the whole suite on 2 cores) shortens the one gap after it: one short gap is tolerated,
+      // and the typical gap must be the interval. Without spacing across replicas, replicas would hand one
+      // account's queue over milliseconds apart, gap after gap.
+      const short = gaps.filter((gap) => gap < SEND_INTERVAL_MS / 2);
+      expect(short.length, `gaps under half the interval: ${short.join(', ')}`).toBeLessThanOrEqual(1);
+      expect(gaps[Math.floor(gaps.length / 2)], 'median gap between two sends of one account').toBeGreaterThanOrEqual(SEND_INTERVAL_MS - 50);
 
       // At least once at the receiver, verified, and only for Sent messages.
       expect(good.rejected).toEqual([]);
