@@ -14,8 +14,11 @@ import { type Admission, type Limiter, spanOf } from './sliding-window.js';
 
 /** Slots a replica may hold for a caller's next requests: a sixtieth of the limit (one second's share of a minute). */
 export const aheadCap = (limit: number): number => Math.max(1, Math.floor(limit / 60));
-/** A caller the database refused is refused locally this long at most, then asked about again. */
-export const REFUSAL_RECHECK_MS = 250;
+/**
+ * A caller the database refused is refused locally until its oldest second leaves the window, or until just
+ * after the current second ends, when the slots other replicas held in it come back: at most about a second.
+ */
+const GIVE_BACK_GRACE_MS = 50;
 /** Admissions are counted per period of this length; what the last two held sizes the slots asked ahead. */
 const RATE_PERIOD_MS = 100;
 const SWEEP_EVERY_MS = 5_000;
@@ -154,7 +157,7 @@ export function createSharedLimiter(reservations: SlotReservations): Limiter & {
     // More came while the statement ran, or the answer was late: they ask in the next batch.
     if (caller.waiting.length === 0 || late || grant.free > 0) return;
     // The window is full: nothing frees until its oldest second leaves (or a replica gives slots back).
-    caller.refusedUntil = Math.min(caller.freesAt, now + REFUSAL_RECHECK_MS);
+    caller.refusedUntil = Math.min(caller.freesAt, now + grant.endsInMs + GIVE_BACK_GRACE_MS);
     for (const waiter of caller.waiting.splice(0)) waiter.resolve(refused(caller, now));
   };
 
