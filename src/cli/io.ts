@@ -68,8 +68,8 @@ export interface CliIo {
   onInterrupt?: (handler: (signal: InterruptSignal) => void) => () => void;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
-  /** All of standard input as UTF-8 (for `--text -`). */
-  readStdin?: () => Promise<string>;
+  /** Standard input, chunk by chunk (for `--text -`); the reader stops early, closing it, past a limit. */
+  stdin?: () => AsyncIterable<Uint8Array | string>;
 }
 
 /** CliIo with every optional member filled in. */
