@@ -28,6 +28,8 @@ export interface ServeOptions {
   smtpFrom?: string;
   /** Serve Prometheus metrics at GET /metrics (--no-metrics turns it off). */
   metrics?: boolean;
+  /** Bearer token GET /metrics requires (--metrics-token, SVC_METRICS_TOKEN); a secret, never print it. */
+  metricsToken?: string;
   /** One line per request, in this format, to `write` (stderr); none when absent. */
   requestLog?: { format: 'text' | 'json'; write: (chunk: string) => void };
   log: (line: string) => void;
