@@ -19,10 +19,7 @@ export interface InputSource {
 
 /** Why a path could not be opened, in words: `does not exist`, `is a directory`, `cannot be read (EACCES)`. */
 export class InputOpenError extends Error {
-  constructor(
-    readonly path: string,
-    readonly code: string,
-  ) {
+  constructor(readonly code: string) {
     super(code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code})`);
     this.name = 'InputOpenError';
   }
@@ -39,25 +36,21 @@ export async function openInput(path: string): Promise<InputSource> {
     // O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer; regular files ignore it.
     fd = await openFd(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    throw new InputOpenError(path, (error as NodeJS.ErrnoException).code ?? 'EIO');
+    throw new InputOpenError((error as NodeJS.ErrnoException).code ?? 'EIO');
   }
   try {
     stats = await statFd(fd);
   } catch (error) {
-    closeQuietly(fd);
-    throw new InputOpenError(path, (error as NodeJS.ErrnoException).code ?? 'EIO');
+    close(fd, () => undefined);
+    throw new InputOpenError((error as NodeJS.ErrnoException).code ?? 'EIO');
   }
   if (stats.isDirectory()) {
-    closeQuietly(fd);
-    throw new InputOpenError(path, 'EISDIR');
+    close(fd, () => undefined);
+    throw new InputOpenError('EISDIR');
   }
   // A FIFO is read like a pipe of the event loop (epoll): no thread waits on it, and it ends when the
   // writer closes. A terminal likewise. Anything else (files, /dev/zero) never waits: read it in chunks.
   if (stats.isFIFO()) return { size: null, chunks: new Socket({ fd, readable: true, writable: false }) };
   if (stats.isCharacterDevice() && isatty(fd)) return { size: null, chunks: new TerminalReadStream(fd) };
   return { size: stats.isFile() ? stats.size : null, chunks: createReadStream('', { fd, highWaterMark: 1024 * 1024 }) };
-}
-
-function closeQuietly(fd: number): void {
-  close(fd, () => undefined);
 }

@@ -37,7 +37,7 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 export function createServerMetrics(options: ServerMetricsOptions = {}): ServerMetrics {
   const minRenderIntervalMs = options.minRenderIntervalMs ?? DEFAULT_MIN_RENDER_INTERVAL_MS;
-  const now = options.now ?? Date.now;
+  const clock = options.now ?? Date.now;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_' });
   const attempts = new Counter({ name: 'svc_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers: [registry] });
@@ -78,7 +78,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
         const stats = await read();
         depth.reset();
         oldest.reset();
-        const at = now();
+        const at = clock();
         const oldestOf = new Map<string, number>();
         for (const kind of ['workspace', 'partner', 'listen'] as const) {
           for (const state of ['pending', 'delivering'] as const) depth.set({ queue: `webhook_${kind}`, state }, 0);
@@ -97,7 +97,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       };
     },
     render: () => {
-      const at = now();
+      const at = clock();
       if (last === undefined || at - last.at >= minRenderIntervalMs || at < last.at) {
         const text = collectQueues().then(() => registry.metrics());
         last = { at, text };

@@ -33,7 +33,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--smtp-url <url>', 'e-mail owner notifications through smtp[s]://user:pass@host:port (env SVC_SMTP_URL)')
     .option('--smtp-from <address>', 'From address of those e-mails (env SVC_SMTP_FROM)')
     .option('--log-format <format>', 'request log on stderr, one line per request: text, json or none', logFormat, 'text')
-    .option('--no-metrics', 'do not serve Prometheus metrics at GET /metrics (served by default, without a token)')
+    .option('--no-metrics', 'do not serve Prometheus metrics at GET /metrics (served by default)')
     // No argument parser here either: the value is a secret and must not be repeated in an error.
     .option('--metrics-token <token>', 'require Authorization: Bearer <token> on GET /metrics (env SVC_METRICS_TOKEN)')
     .action(async (opts: ServeFlags) => {
