@@ -125,7 +125,8 @@ export function createSharedLimiter(reservations: SlotReservations): Limiter & {
     caller.expiry = setTimeout(
       () => {
         caller.expiry = null;
-        expire(caller, performance.now());
+        // Timers keep whole milliseconds and may fire a fraction early: the slots are given up now either way.
+        expire(caller, Number.POSITIVE_INFINITY);
         if (caller.giveBack === null) return;
         pending.add(caller);
         schedule();
