@@ -19,8 +19,11 @@ export const aheadCap = (limit: number): number => Math.max(1, Math.floor(limit 
  * after the current second ends, when the slots other replicas held in it come back: at most about a second.
  */
 const GIVE_BACK_GRACE_MS = 50;
-/** Admissions are counted per period of this length; what the last two held sizes the slots asked ahead. */
-const RATE_PERIOD_MS = 100;
+/**
+ * Admissions are counted per period of this length; what the last two held (the last 0.5-1 s) sizes the slots
+ * asked ahead, so a caller busy on this replica costs about a statement or two a second here, not one per request.
+ */
+const RATE_PERIOD_MS = 500;
 const SWEEP_EVERY_MS = 5_000;
 
 interface Waiter {
@@ -98,7 +101,7 @@ export function createSharedLimiter(reservations: SlotReservations): Limiter & {
     caller.inPeriod += n;
   };
 
-  /** Slots to ask ahead: what the caller used here in the last 100-200 ms, at most `aheadCap`. */
+  /** Slots to ask ahead: what the caller used here in the last 0.5-1 s, at most `aheadCap`. */
   const ahead = (caller: Caller, now: number): number => {
     countAdmitted(caller, now, 0);
     return Math.min(caller.inPeriod + caller.inLastPeriod, aheadCap(caller.limit));
@@ -192,9 +195,11 @@ export function createSharedLimiter(reservations: SlotReservations): Limiter & {
         if (caller.giveBack === requests[i]!.giveBack) caller.giveBack = null;
         const grant = grants.get(caller.bucket);
         if (grant !== undefined) apply(caller, grant, sentAt);
+        if (caller.waiting.length > 0 || caller.giveBack !== null) pending.add(caller);
       }
     } catch (error) {
-      // The database did not answer: these requests fail (503), and their give-backs wait for the next batch.
+      // The database did not answer: these requests fail (503). Give-backs go with the caller's next request
+      // rather than straight away, which would retry in a loop while the database is down.
       for (const caller of batch) {
         caller.asking = false;
         for (const waiter of caller.waiting.splice(0)) waiter.reject(error);
@@ -202,7 +207,6 @@ export function createSharedLimiter(reservations: SlotReservations): Limiter & {
     } finally {
       inFlight = false;
     }
-    for (const caller of batch) if (caller.waiting.length > 0 || caller.giveBack !== null) pending.add(caller);
     schedule();
   };
 
