@@ -126,9 +126,11 @@ function publish(temp: string, dbPath: string): void {
 export function diskFull(dir: string, error: unknown, doing: string): SvcError | null {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return null;
+  const ioError = code.startsWith('SQLITE_IOERR');
+  if (code !== 'SQLITE_FULL' && code !== 'ENOSPC' && !ioError) return null;
   const space = freeSpace(dir);
-  const full = code === 'SQLITE_FULL' || code === 'ENOSPC' || (code.startsWith('SQLITE_IOERR') && space !== undefined && space.bytes < 1024 * 1024);
-  return full ? diskFullError(dir, doing, space) : null;
+  if (ioError && (space === undefined || space.bytes >= 1024 * 1024)) return null;
+  return diskFullError(dir, doing, space);
 }
 
 /** Free bytes of the file system holding `dir`, asked of its nearest existing ancestor (named for `df`). */

@@ -36,7 +36,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
       state = prepareDataFile(path);
     }
     if (state === 'read-only') return openReadOnlySnapshot(path);
-    return prepared(new Database(path), path, options);
+    // Never let SQLite create the file itself: only `createDataFile` makes a svc.db, complete.
+    return prepared(new Database(path, { fileMustExist: true }), path, options);
   } catch (error) {
     throw damaged(error, path) ?? diskFull(dirname(path), error, `open ${path}`) ?? error;
   }
