@@ -66,24 +66,25 @@ export class CliContext {
     return this.storeCache;
   }
 
-  /** The effective configuration; a profile named explicitly must exist. */
-  config(): ResolvedConfig {
-    if (this.configCache === undefined) {
-      const g = this.globals;
-      const resolved = resolveConfig(
-        { profile: g.profile, baseUrl: g.baseUrl, token: g.token, data: g.data, database: g.database },
-        this.io.env,
-        this.profiles,
+  /**
+   * The effective configuration. A profile named explicitly must exist, except for `svc login`, which is
+   * about to create it (`newProfile`).
+   */
+  config(options: { newProfile?: boolean } = {}): ResolvedConfig {
+    const g = this.globals;
+    this.configCache ??= resolveConfig(
+      { profile: g.profile, baseUrl: g.baseUrl, token: g.token, data: g.data, database: g.database },
+      this.io.env,
+      this.profiles,
+    );
+    const resolved = this.configCache;
+    if (options.newProfile !== true && resolved.profileExplicit && !resolved.profileExists) {
+      throw usageError(
+        `profile "${resolved.profileName}" does not exist`,
+        `run \`svc profile list\` to see profiles, or \`svc login --profile ${resolved.profileName}\` to create it`,
       );
-      if (resolved.profileExplicit && !resolved.profileExists) {
-        throw usageError(
-          `profile "${resolved.profileName}" does not exist`,
-          `run \`svc profile list\` to see profiles, or \`svc login --profile ${resolved.profileName}\` to create it`,
-        );
-      }
-      this.configCache = resolved;
     }
-    return this.configCache;
+    return resolved;
   }
 
   /**
@@ -121,7 +122,8 @@ export class CliContext {
    * partner_base_url). `override` bypasses configuration, for `svc login --partner`. Closed when the command ends.
    */
   async partnerClient(override?: { baseUrl?: string | undefined; partnerId: string; partnerSecret: string }): Promise<PartnerClient> {
-    const config = this.config();
+    // `svc login --partner --profile NEW` checks the credentials before NEW exists.
+    const config = this.config({ newProfile: override !== undefined });
     const partnerId = override?.partnerId ?? config.partnerId;
     const partnerSecret = override?.partnerSecret ?? config.partnerSecret;
     if (partnerId === undefined || partnerSecret === undefined) {

@@ -1,6 +1,7 @@
 import { DEFAULT_PROFILE } from '../../client/config.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
+import { warnLoginOverridden } from '../profile-warnings.js';
 
 /** Options of `svc login --partner`. */
 export interface PartnerLoginOptions {
@@ -37,6 +38,7 @@ export async function loginPartner(ctx: CliContext, opts: PartnerLoginOptions): 
   const partner = await client.describe();
   profiles.save(name, { partner_id: partnerId, partner_secret: partnerSecret, ...(baseUrl === undefined ? {} : { partner_base_url: baseUrl }) });
   profiles.use(name);
+  warnLoginOverridden(ctx, name, {});
   const result = { profile: name, partner_id: partner.partner_id, name: partner.name, partner_base_url: baseUrl ?? null };
   ctx.output.result(result, {
     kind: 'lines',

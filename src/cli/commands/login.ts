@@ -4,6 +4,7 @@ import { isSvcError, SvcError } from '../../engine/errors.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { httpUrl } from '../parse.js';
+import { warnLoginOverridden } from '../profile-warnings.js';
 import { loginPartner, type PartnerLoginOptions } from './login-partner.js';
 
 /** `svc login`: checks a base URL and token against the server and saves them as a profile. */
@@ -49,6 +50,7 @@ export function registerLogin(program: Command, ctx: CliContext): void {
 
       profiles.save(name, { base_url: baseUrl, token });
       profiles.use(name);
+      warnLoginOverridden(ctx, name, { baseUrl, token });
       const result = { profile: name, base_url: baseUrl, workspace: { id: workspace.id, name: workspace.name } };
       ctx.output.result(result, {
         kind: 'lines',
