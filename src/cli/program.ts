@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerAdmin } from './commands/admin.js';
 import { registerChats } from './commands/chats.js';
@@ -18,9 +17,7 @@ import { COMPLETION_SHELLS, completionScript } from './completion.js';
 import type { CliContext } from './context.js';
 import { addHelpExamples } from './help-examples.js';
 import { httpUrl, positiveInt, postgresUrl } from './parse.js';
-
-// Same relative path from src/cli (tests) and dist/cli (the binary).
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+import { VERSION } from './version.js';
 
 /**
  * Builds the command tree for one invocation. Output and exit behaviour are configured on the root

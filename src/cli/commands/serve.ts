@@ -2,7 +2,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT, usageError } from '../errors.js';
 import type { InterruptSignal } from '../io.js';
+import { describeStore } from '../../client/store-description.js';
 import { httpUrl, nonNegativeInt, positiveInt, secondsListToMs } from '../parse.js';
+import { VERSION } from '../version.js';
 
 interface ServeFlags {
   port: number;
@@ -64,6 +66,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
       // Scripts wait for exactly this line, with the real port when --port 0 was asked for.
       const origin = new URL(handle.url).origin;
       log(`listening on ${origin}`);
+      // Which release serves which store (the PostgreSQL password masked): the first thing to check in a log.
+      log(`  svc          ${VERSION}`);
+      log(`  Store        ${describeStore({ dataDir, databaseUrl })}`);
       // The server root is not an API: say where each one is, so nobody passes the root as --base-url.
       log(`  Public API   ${origin}/api   (--base-url; OpenAPI: ${origin}/api/openapi.json)`);
       log(`  Partner API  ${origin}/partner   (OpenAPI: ${origin}/partner/openapi.json)`);
