@@ -17,6 +17,8 @@ export interface GlobalOptions {
   database?: string;
   /** A workspace of the local engine, instead of a token. */
   workspace?: number;
+  /** A jq expression the JSON result goes through (implies --json). */
+  jq?: string;
   color?: boolean;
 }
 
@@ -48,9 +50,12 @@ export class CliContext {
   get output(): Output {
     if (this.outputCache === undefined) {
       const noColorEnv = this.io.env['NO_COLOR'];
+      const jsonAsked = this.globals.json ?? this.argv.includes('--json');
       this.outputCache = new Output({
         // Parse errors happen before options are known; the raw argv still says whether JSON was asked for.
-        json: this.globals.json ?? this.argv.includes('--json'),
+        // --jq implies --json, as in gh.
+        json: jsonAsked || this.globals.jq !== undefined || this.argv.some((arg) => arg === '--jq' || arg.startsWith('--jq=')),
+        jsonErrors: jsonAsked,
         color: this.globals.color !== false && !this.argv.includes('--no-color') && !(noColorEnv !== undefined && noColorEnv !== ''),
         stdout: this.io.stdout,
         stderr: this.io.stderr,

@@ -29,6 +29,7 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
     .description('send messages through connected messenger accounts, on a local engine or a remote instance')
     .version(VERSION, '--version', 'print the version')
     .option('--json', 'print the result as JSON on stdout, nothing else')
+    .option('--jq <expression>', 'filter the JSON result with jq (implies --json): strings print raw, e.g. --jq .token')
     .option('--profile <name>', 'use a saved profile (env SVC_PROFILE)')
     .option('--base-url <url>', 'Public API of a remote instance, e.g. http://127.0.0.1:8080/api (env SVC_BASE_URL)', httpUrl)
     .option('--token <token>', 'API token (env SVC_TOKEN)')
@@ -46,6 +47,12 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
     .showSuggestionAfterError(true)
     // Subcommand help lists the global options too (--json, --base-url, --token, --data ...): they work everywhere.
     .configureHelp({ showGlobalOptions: true });
+
+  // jq is loaded only when --jq is given, and its expression compiled before the command does anything.
+  program.hook('preAction', async () => {
+    const expression = ctx.globals.jq;
+    if (expression !== undefined) ctx.output.useJq(await (await import('./jq.js')).loadJqFilter(expression));
+  });
 
   registerSend(program, ctx);
   registerMessages(program, ctx);

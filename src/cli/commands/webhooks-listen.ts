@@ -59,14 +59,14 @@ async function listen(ctx: CliContext, scope: ListenScope, opts: ListenFlags): P
   const { output } = ctx;
   if (opts.printSecret === true) {
     const secret = await listener.secret();
-    ctx.io.stdout(output.json ? `${JSON.stringify({ secret })}\n` : `${secret}\n`);
+    output.result({ secret }, { kind: 'lines', lines: [secret] });
     return;
   }
   if (opts.retryDelays !== undefined && scope.remote()) {
     output.warn('--retry-delays applies to the local engine; a server uses its own --webhook-retry-delays');
   }
   // Listener lines go straight to stdout, one per event or forward, as they happen: a stream, not one result.
-  const line = (text: string, json: Record<string, unknown>) => ctx.io.stdout(output.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+  const line = (text: string, json: Record<string, unknown>) => output.streamLine(text, json);
 
   // Subscribe before opening: a Ctrl-C at any moment from here on closes the session.
   let signal: InterruptSignal | null = null;
