@@ -38,6 +38,12 @@ export class CliContext {
   /** The root command, set once the tree is built; global options are read from it after parsing. */
   program: Command | undefined;
 
+  /**
+   * Limits for every client this invocation opens. Shell completion sets them: an answer within a second or
+   * none, and no background work started by a Tab press.
+   */
+  clientLimits: { timeoutMs?: number; workers?: boolean } = {};
+
   constructor(
     readonly io: ResolvedIo,
     private readonly argv: string[],
@@ -100,7 +106,7 @@ export class CliContext {
     let client: SvcClient;
     if (options.remote !== undefined) {
       this.extraSecrets.push(options.remote.token);
-      client = await this.io.createClient({ ...options.remote, dataDir: '' });
+      client = await this.io.createClient({ ...options.remote, dataDir: '', ...this.clientLimits });
     } else {
       const config = this.config();
       const workspaceId = options.workspaceId ?? this.globals.workspace;
@@ -116,6 +122,7 @@ export class CliContext {
         dataDir: config.dataDir,
         ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
         workspaceId,
+        ...this.clientLimits,
       });
     }
     this.clients.push(client);
@@ -146,6 +153,7 @@ export class CliContext {
       partnerSecret,
       dataDir: config.dataDir,
       ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
+      ...this.clientLimits,
     });
     this.partnerClients.push(client);
     return client;
