@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerAdmin } from './commands/admin.js';
 import { registerChats } from './commands/chats.js';
+import { registerDev } from './commands/dev.js';
 import { registerFiles } from './commands/files.js';
 import { registerLogin, registerLogout } from './commands/login.js';
 import { registerMessages } from './commands/messages.js';
@@ -63,6 +64,7 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
   registerWebhooks(program, ctx);
   registerWebhooksListen(program, ctx);
   registerServe(program, ctx);
+  registerDev(program, ctx);
   registerAdmin(program, ctx);
   registerPartner(program, ctx);
   registerLogin(program, ctx);

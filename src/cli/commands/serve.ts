@@ -3,7 +3,7 @@ import type { CliContext } from '../context.js';
 import { EXIT, usageError } from '../errors.js';
 import type { InterruptSignal } from '../io.js';
 import { describeStore } from '../../client/store-description.js';
-import { httpUrl, nonNegativeInt, positiveInt, secondsListToMs } from '../parse.js';
+import { httpUrl, port, positiveInt, secondsListToMs } from '../parse.js';
 import { VERSION } from '../version.js';
 
 interface ServeFlags {
@@ -85,12 +85,6 @@ export function registerServe(program: Command, ctx: CliContext): void {
 function logFormat(value: string): 'text' | 'json' | 'none' {
   if (value === 'text' || value === 'json' || value === 'none') return value;
   throw new InvalidArgumentError('expected text, json or none');
-}
-
-function port(value: string): number {
-  const n = nonNegativeInt(value);
-  if (n > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535');
-  return n;
 }
 
 /**
