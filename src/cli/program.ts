@@ -74,7 +74,7 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
   program
     .command('completion')
     .argument('<shell>', COMPLETION_SHELLS.join(' | '))
-    .description('print a shell completion script, e.g. eval "$(svc completion bash)"')
+    .description('print a shell completion script, e.g. `eval "$(svc completion bash)"`')
     .action((shell: string) => ctx.io.stdout(completionScript(shell)));
   addHelpExamples(program);
   return program;

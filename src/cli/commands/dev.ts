@@ -19,7 +19,7 @@ interface DevFlags {
 }
 
 const HELP = `
-svc dev prints the workspace's API token: that is what it is for. It starts a local development loop for
+\`svc dev\` prints the workspace's API token: that is what it is for. It starts a local development loop for
 you, and the token (with the export line to paste into another shell) is how your code and other svc
 commands reach it. The server binds 127.0.0.1 only. Ctrl-C stops the server and removes the listen
 session; the workspace, its account and its data stay in the data directory for the next run.
@@ -45,8 +45,8 @@ export function registerDev(program: Command, ctx: CliContext): void {
 
 async function dev(ctx: CliContext, opts: DevFlags): Promise<void> {
   const { globals, output } = ctx;
-  if (globals.baseUrl !== undefined) throw usageError('svc dev serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
-  if (globals.workspace !== undefined) throw usageError('svc dev prints the token of the workspace it serves: name it with --token T, not --workspace');
+  if (globals.baseUrl !== undefined) throw usageError('`svc dev` serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
+  if (globals.workspace !== undefined) throw usageError('`svc dev` prints the token of the workspace it serves: name it with --token T, not --workspace');
 
   // Subscribed first: a Ctrl-C while the server starts still stops everything this command started.
   let signal: InterruptSignal | null = null;
@@ -111,7 +111,7 @@ function announce(
   const baseUrl = `${origin}/api`;
   const exports = `export SVC_BASE_URL=${baseUrl} SVC_TOKEN=${workspace.token}`;
   const text = [
-    `svc dev: serving ${store}`,
+    `Serving ${store}`,
     `  Public API   ${baseUrl}`,
     `  Workspace    ${workspace.name} (${workspace.id}), sending from the simulated account ${workspace.account}`,
     `  Token        ${workspace.token}`,

@@ -28,11 +28,11 @@ export async function loginPartner(ctx: CliContext, opts: PartnerLoginOptions): 
   const partnerId =
     opts.partnerId ??
     nonEmpty(io.env['SVC_PARTNER_ID']) ??
-    (await ctx.ask({ kind: 'input', message: 'Partner ID:' }, 'svc login --partner needs --partner-id ID (or SVC_PARTNER_ID)'));
+    (await ctx.ask({ kind: 'input', message: 'Partner ID:' }, '`svc login --partner` needs --partner-id ID (or SVC_PARTNER_ID)'));
   const partnerSecret =
     opts.partnerSecret ??
     nonEmpty(io.env['SVC_PARTNER_SECRET']) ??
-    (await ctx.ask({ kind: 'password', message: 'Partner Secret:' }, 'svc login --partner needs SVC_PARTNER_SECRET or a terminal to ask on'));
+    (await ctx.ask({ kind: 'password', message: 'Partner Secret:' }, '`svc login --partner` needs SVC_PARTNER_SECRET or a terminal to ask on'));
 
   const client = await ctx.partnerClient({ baseUrl, partnerId, partnerSecret });
   const partner = await client.describe();

@@ -27,13 +27,13 @@ export function registerLogin(program: Command, ctx: CliContext): void {
         nonEmpty(io.env['SVC_BASE_URL']) ??
         (await ctx.ask(
           { kind: 'input', message: 'Base URL of the Public API:', default: existing?.base_url ?? 'http://127.0.0.1:8080/api' },
-          'svc login needs --base-url URL, e.g. http://127.0.0.1:8080/api',
+          '`svc login` needs --base-url URL, e.g. http://127.0.0.1:8080/api',
         ));
       if (!/^https?:\/\/[^/]/.test(baseUrl)) throw usageError(`"${baseUrl}" is not an http(s) URL`, 'pass e.g. --base-url http://127.0.0.1:8080/api');
       const token =
         globals.token ??
         nonEmpty(io.env['SVC_TOKEN']) ??
-        (await ctx.ask({ kind: 'password', message: 'API token:' }, 'svc login needs --token T (or SVC_TOKEN)'));
+        (await ctx.ask({ kind: 'password', message: 'API token:' }, '`svc login` needs --token T (or SVC_TOKEN)'));
 
       const client = await ctx.client({ remote: { baseUrl, token } });
       let workspace;

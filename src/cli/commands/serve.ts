@@ -37,7 +37,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--no-metrics', 'do not serve Prometheus metrics at GET /metrics (served by default, without a token)')
     .action(async (opts: ServeFlags) => {
       if (ctx.globals.baseUrl !== undefined) {
-        throw usageError('svc serve serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
+        throw usageError('`svc serve` serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
       }
       const log = (line: string) => ctx.io.stdout(`${line}\n`);
       const sendLeaseMs = leaseFromEnv(ctx.io.env['SVC_SEND_LEASE_MS']);

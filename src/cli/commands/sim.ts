@@ -97,7 +97,7 @@ export function registerSim(program: Command, ctx: CliContext): void {
 
   sim
     .command('scan')
-    .argument('<qr_link>', 'a link printed by `svc partner qr`')
+    .argument('<qr_link>', 'a link printed by `svc partner qr WS USER`')
     .description('the simulated phone scans a partner QR link and connects as that link\'s user')
     .requiredOption('--phone <phone>', 'number of the scanning phone, e.g. +15550001')
     .action(async (link: string, opts: { phone: string }) => {
