@@ -17,6 +17,7 @@ import { registerWorkspace } from './commands/workspace.js';
 import { COMPLETION_SHELLS, completionScript } from './completion.js';
 import type { CliContext } from './context.js';
 import { addHelpExamples } from './help-examples.js';
+import { loadJqFilter } from './jq.js';
 import { httpUrl, positiveInt, postgresUrl } from './parse.js';
 import { VERSION } from './version.js';
 
@@ -49,10 +50,10 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
     // Subcommand help lists the global options too (--json, --base-url, --token, --data ...): they work everywhere.
     .configureHelp({ showGlobalOptions: true });
 
-  // jq is loaded only when --jq is given, and its expression compiled before the command does anything.
+  // jq (jq-wasm) is loaded only when --jq is given, and its expression compiled before the command does anything.
   program.hook('preAction', async () => {
     const expression = ctx.globals.jq;
-    if (expression !== undefined) ctx.output.useJq(await (await import('./jq.js')).loadJqFilter(expression));
+    if (expression !== undefined) ctx.output.useJq(await loadJqFilter(expression));
   });
 
   registerSend(program, ctx);
