@@ -28,6 +28,8 @@ export interface ServeOptions {
   smtpFrom?: string;
   /** Serve Prometheus metrics at GET /metrics (--no-metrics turns it off). */
   metrics?: boolean;
+  /** Bearer token GET /metrics requires (--metrics-token, SVC_METRICS_TOKEN); a secret, never print it. */
+  metricsToken?: string;
   /** One line per request, in this format, to `write` (stderr); none when absent. */
   requestLog?: { format: 'text' | 'json'; write: (chunk: string) => void };
   log: (line: string) => void;
@@ -68,8 +70,8 @@ export interface CliIo {
   onInterrupt?: (handler: (signal: InterruptSignal) => void) => () => void;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
-  /** All of standard input as UTF-8 (for `--text -`). */
-  readStdin?: () => Promise<string>;
+  /** Standard input, chunk by chunk (for `--text -`); the reader stops early, closing it, past a limit. */
+  stdin?: () => AsyncIterable<Uint8Array | string>;
 }
 
 /** CliIo with every optional member filled in. */

@@ -34,11 +34,7 @@ function resolveIo(io: CliIo): ResolvedIo {
     onInterrupt: () => () => {},
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     now: () => Date.now(),
-    readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    },
+    stdin: () => process.stdin,
     ...given,
   } as ResolvedIo;
 }

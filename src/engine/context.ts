@@ -21,6 +21,7 @@ import type { NetworkDriver } from '../network/driver.js';
 import type { Clock, Random } from './clock.js';
 import type { EventSink } from './events.js';
 import type { EngineMetrics } from './engine-metrics.js';
+import { MAX_FILE_BYTES, MAX_TEXT_CHARACTERS } from '../wire/limits.js';
 
 /** Settings of one engine instance; every field has a default in `defaultEngineConfig`. */
 export interface EngineConfig {
@@ -55,8 +56,8 @@ export const defaultEngineConfig: EngineConfig = {
   defaultQuota: 1000,
   sendSpacingMs: { min: 1500, max: 2500 },
   sendLeaseMs: 30_000,
-  maxTextLength: 10_000,
-  maxFileBytes: 25 * 1024 * 1024,
+  maxTextLength: MAX_TEXT_CHARACTERS,
+  maxFileBytes: MAX_FILE_BYTES,
   defaultStorageBytes: 1024 * 1024 * 1024,
   downloadUrlTtlMs: 15 * 60 * 1000,
   webhookRetryDelaysMs: [5000, 30_000],

@@ -24,6 +24,7 @@ import { partnerApiPlugin } from './partner-api-plugin.js';
 import { formatValidationErrors, validatorCompiler } from './validation.js';
 import { useStrictJsonParser } from './strict-json.js';
 import type { ServerMetrics } from '../runtime/metrics.js';
+import { requireMetricsToken } from './metrics-token.js';
 
 /** An area of the server with its own prefix and authentication, e.g. `{ prefix: '/partner', plugin }`. */
 export interface ServerArea {
@@ -52,8 +53,10 @@ export interface BuildServerOptions {
   apiRouteGroups?: readonly RouteGroup[] | undefined;
   /** More top-level areas, mounted after the built-in ones. */
   areas?: readonly ServerArea[] | undefined;
-  /** Prometheus metrics: served at GET /metrics (no token, no rate limit) and fed a histogram of every request. */
+  /** Prometheus metrics: served at GET /metrics (no rate limit) and fed a histogram of every request. */
   metrics?: ServerMetrics | undefined;
+  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>` (`svc serve --metrics-token`). */
+  metricsToken?: string | undefined;
   /** One redacted line per request (`svc serve` writes them to stderr). */
   requestLog?: RequestLogOptions | undefined;
 }
@@ -117,7 +120,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   const ctx = routeContextOf(opts);
   app.register(healthRoutes);
   app.register(indexRoute({ publicUrl: opts.publicUrl, metrics: opts.metrics !== undefined }));
-  if (opts.metrics !== undefined) useMetrics(app, opts.metrics);
+  if (opts.metrics !== undefined) useMetrics(app, opts.metrics, opts.metricsToken);
   app.register(publicApiPlugin, {
     prefix: '/api',
     ...ctx,
@@ -136,14 +139,18 @@ const healthRoutes: FastifyPluginAsync = async (app) => {
   app.get('/healthz', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
 };
 
-/** GET /metrics, outside /api (no token) and outside the rate limit, so a scraper never competes with tenants. */
-function useMetrics(app: FastifyInstance, metrics: ServerMetrics): void {
+/**
+ * GET /metrics, outside /api (no tenant token) and outside the rate limit, so a scraper never competes with
+ * tenants; with a metrics token, only a scraper holding it is served (src/http/metrics-token.ts).
+ */
+function useMetrics(app: FastifyInstance, metrics: ServerMetrics, token: string | undefined): void {
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the URL: ids and tokens in paths must not become label values.
     metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
-  app.get('/metrics', { config: { rateLimit: false }, schema: { hide: true } }, async (_request, reply) =>
+  const onRequest = token === undefined ? [] : [requireMetricsToken(token)];
+  app.get('/metrics', { config: { rateLimit: false }, schema: { hide: true }, onRequest }, async (_request, reply) =>
     reply.header('content-type', metrics.registry.contentType).send(await metrics.render()),
   );
 }

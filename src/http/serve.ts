@@ -31,6 +31,8 @@ export interface ServeOptions {
   smtpFrom?: string | undefined;
   /** Serve Prometheus metrics at GET /metrics (default true). */
   metrics?: boolean | undefined;
+  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`; never printed. */
+  metricsToken?: string | undefined;
   /** One line per request (`svc serve` writes them to stderr); none when absent. */
   requestLog?: RequestLogOptions | undefined;
   log: (line: string) => void;
@@ -79,6 +81,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   const app = buildServer({
     engine,
     metrics,
+    metricsToken: opts.metricsToken,
     publicUrl: opts.publicUrl,
     rateLimitPerMinute: opts.rateLimitPerMinute,
     ...(opts.requestLog === undefined ? {} : { requestLog: opts.requestLog }),

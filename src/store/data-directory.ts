@@ -1,12 +1,26 @@
-import { accessSync, chmodSync, closeSync, constants, mkdirSync, openSync, statSync, type Stats } from 'node:fs';
-import { dirname, parse } from 'node:path';
-import { SvcError } from '../wire/errors.js';
+import { randomBytes } from 'node:crypto';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
+import { basename, dirname, join, parse } from 'node:path';
+import { diskFullError, SvcError } from '../wire/errors.js';
 
-/** What `prepareDataFile` found: a database to create, one to open, or one to open read-only. */
-export type DataFileState = 'new' | 'existing' | 'read-only';
-
-/** An empty svc.db younger than this is one another process is creating right now, not a damaged one. */
-const CREATION_GRACE_MS = 5_000;
+/** What `prepareDataFile` found: no database yet, one to open, or one to open read-only. */
+export type DataFileState = 'missing' | 'existing' | 'read-only';
 
 const refuse = (message: string, hint: string): SvcError => new SvcError('unavailable', message, { hint });
 
@@ -24,28 +38,37 @@ const statOrNull = (path: string): Stats | null => {
 
 /**
  * Checks the data directory of `dbPath` before SQLite touches it, so every bad path fails at once with advice:
- * a file where a directory should be, a path that cannot be created (under /proc, on a read-only mount), an
- * emptied svc.db. The directory is made owner-only (0700) and the database file 0600: they hold tokens.
+ * a file where a directory should be, an emptied svc.db, a svc.db-wal without its svc.db. Creates nothing
+ * (`createDataFile` does); an existing directory and database are made owner-only (0700, 0600): they hold tokens.
+ *
+ * svc.db only ever appears complete (see `createDataFile`), so a 0-byte svc.db is always one whose data is gone:
+ * it is refused, never opened, because SQLite would start a new database in it and delete the WAL beside it.
  */
 export function prepareDataFile(dbPath: string): DataFileState {
   const dir = dirname(dbPath);
-  ensureDirectory(dir);
+  if (missingDirectories(dir).length > 0) return 'missing';
+  tighten(dir);
   const writable = canWrite(dir);
   const file = statOrNull(dbPath);
+  const wal = statOrNull(`${dbPath}-wal`);
   if (file === null) {
+    if (wal !== null && wal.size > 0) {
+      throw refuse(
+        `${dbPath} is missing, but ${dbPath}-wal beside it holds changes of that database: starting afresh would lose them`,
+        `put svc.db back (from a backup, or where it was moved), or move ${dbPath}-wal away to start a new instance on purpose`,
+      );
+    }
     if (!writable) throw refuse(`Cannot create a database in ${dir}: the directory is not writable`, 'pick a writable --data directory');
-    createOwnerOnly(dbPath);
-    return 'new';
+    return 'missing';
   }
   if (!file.isFile()) throw refuse(`${dbPath} is not a file`, 'move it away, or pick another --data directory');
-  if (file.size === 0 && Date.now() - file.mtimeMs > CREATION_GRACE_MS) {
+  if (file.size === 0) {
     throw refuse(
       `${dbPath} is empty (0 bytes): this instance's data is gone from it, and opening it would start a new, empty instance`,
       `restore svc.db from a backup (with any svc.db-wal beside it), or delete ${dbPath} to start afresh on purpose`,
     );
   }
   if (!writable) {
-    const wal = statOrNull(`${dbPath}-wal`);
     if (wal !== null && wal.size > 0) {
       throw refuse(`${dir} is read-only and ${dbPath}-wal holds changes not yet in svc.db`, 'make the directory writable once (any svc command merges them), then it can be read read-only');
     }
@@ -55,8 +78,75 @@ export function prepareDataFile(dbPath: string): DataFileState {
   return 'existing';
 }
 
-// Created one level at a time: `mkdirSync(..., { recursive: true })` was seen spinning on paths under /proc.
-function ensureDirectory(dir: string): void {
+/**
+ * Creates the database at `dbPath` (and its directory, owner-only) without a moment in which a half-made one
+ * is visible: `build` fills a temporary file next to it, which is synced and then linked to the name svc.db,
+ * an atomic step that never replaces a file. When processes race, the first link wins and the others discard
+ * their copy and open the winner's. On any failure (a full disk) everything made here is removed again.
+ */
+export function createDataFile(dbPath: string, build: (path: string) => void): void {
+  const dir = dirname(dbPath);
+  const made = makeDirectories(missingDirectories(dir));
+  const temp = join(dir, `${basename(dbPath)}.new-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const removeTemp = () => {
+    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${temp}${suffix}`, { force: true });
+  };
+  try {
+    closeSync(openSync(temp, 'wx', 0o600));
+    build(temp);
+    syncFile(temp);
+    publish(temp, dbPath);
+  } catch (error) {
+    removeTemp();
+    for (const path of made.reverse()) removeEmptyDirectory(path);
+    throw diskFull(dir, error, 'create its database there') ?? error;
+  }
+  removeTemp(); // svc.db is now a second name of the same file
+  syncDirectory(dir);
+}
+
+/** Gives `temp` the name `dbPath` unless a file has it already (then someone else created it first). */
+function publish(temp: string, dbPath: string): void {
+  try {
+    linkSync(temp, dbPath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    // A file system without hard links: rename, which would replace, only when nothing has the name yet.
+    if ((code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') && !existsSync(dbPath)) renameSync(temp, dbPath);
+    else throw error;
+  }
+}
+
+/**
+ * A full disk as SQLite or the file system reports it, or null. SQLite says SQLITE_FULL when a write finds no
+ * room, but only "disk I/O error" when its shared-memory index cannot grow, so an I/O error is read as a full
+ * disk when the file system has (almost) nothing left.
+ */
+export function diskFull(dir: string, error: unknown, doing: string): SvcError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  const ioError = code.startsWith('SQLITE_IOERR');
+  if (code !== 'SQLITE_FULL' && code !== 'ENOSPC' && !ioError) return null;
+  const space = freeSpace(dir);
+  if (ioError && (space === undefined || space.bytes >= 1024 * 1024)) return null;
+  return diskFullError(dir, doing, space);
+}
+
+/** Free bytes of the file system holding `dir`, asked of its nearest existing ancestor (named for `df`). */
+function freeSpace(dir: string): { path: string; bytes: number } | undefined {
+  for (let path = dir; ; path = dirname(path)) {
+    try {
+      const stats = statfsSync(path);
+      return { path, bytes: stats.bavail * stats.bsize };
+    } catch {
+      if (dirname(path) === path) return undefined;
+    }
+  }
+}
+
+/** The directories to make for `dir`, outermost first; refuses a file standing where a directory should be. */
+function missingDirectories(dir: string): string[] {
   const missing: string[] = [];
   let cursor = dir;
   for (let stat = statOrNull(cursor); stat === null; stat = statOrNull(cursor)) {
@@ -70,15 +160,53 @@ function ensureDirectory(dir: string): void {
   if (stat !== null && !stat.isDirectory()) {
     throw refuse(`--data ${dir}: ${existing} is a file, not a directory`, 'pass a directory to --data (svc keeps svc.db inside it)');
   }
-  for (const path of missing) {
+  return missing;
+}
+
+// Made one level at a time: `mkdirSync(..., { recursive: true })` was seen spinning on paths under /proc.
+function makeDirectories(paths: string[]): string[] {
+  const made: string[] = [];
+  for (const path of paths) {
     try {
       mkdirSync(path, { mode: 0o700 });
+      made.push(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw refuse(`Cannot create the data directory ${path}: ${(error as Error).message}`, 'pick a --data directory svc may create and write');
+      for (const done of made.reverse()) removeEmptyDirectory(done);
+      throw (
+        diskFull(path, error, `create the data directory ${path}`) ??
+        refuse(`Cannot create the data directory ${path}: ${(error as Error).message}`, 'pick a --data directory svc may create and write')
+      );
     }
   }
-  if (missing.length === 0) tighten(dir);
+  return made;
+}
+
+/** Removes a directory this process made, unless something (another process's database) is in it now. */
+function removeEmptyDirectory(path: string): void {
+  try {
+    rmdirSync(path);
+  } catch {
+    // Not empty, or already gone: either way it is not ours to remove.
+  }
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Makes the new name durable; some file systems cannot sync a directory, and then the name is as safe as it gets. */
+function syncDirectory(dir: string): void {
+  try {
+    syncFile(dir);
+  } catch {
+    // EISDIR/EINVAL on file systems without directory fsync.
+  }
 }
 
 /** Takes group and other bits off something we own (a directory made 0755 by hand); never adds any. */
@@ -98,15 +226,5 @@ function canWrite(dir: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function createOwnerOnly(path: string): void {
-  try {
-    closeSync(openSync(path, 'wx', 0o600));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw refuse(`Cannot create ${path}: ${(error as Error).message}`, 'pick a writable --data directory');
-    }
   }
 }

@@ -1,15 +1,21 @@
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations/index.js';
-import { SvcError } from '../wire/errors.js';
-import { type DataFileState, prepareDataFile } from './data-directory.js';
+import { newerSchemaError, SvcError } from '../wire/errors.js';
+import { createDataFile, diskFull, prepareDataFile } from './data-directory.js';
 
 export type Db = Database.Database;
 
 export interface OpenOptions {
   /** Milliseconds a writer waits for another process's lock before failing with SQLITE_BUSY. */
   busyTimeoutMs?: number;
+  /** Leave the schema as it is (`svc admin migrate` calls `migrate` itself, to report what it applied). */
+  migrate?: boolean;
 }
+
+/** The schema version of this release: the last migration's. */
+const KNOWN_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 
 /** Why a database cannot be opened, with what to do; raised before anything is written. */
 const cannotOpen = (message: string, hint: string): SvcError => new SvcError('unavailable', message, { hint });
@@ -19,23 +25,57 @@ const cannotOpen = (message: string, hint: string): SvcError => new SvcError('un
  * WAL lets the server, an admin command and a CLI share one file; `synchronous=NORMAL` in WAL keeps
  * every committed transaction across a process crash (only a power loss can drop the last ones).
  * In a data directory this process may not write to, the database is opened as a read-only snapshot.
+ * A file that is not svc's, or was written by a newer svc, is refused before anything is written to it.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
-  const state: DataFileState = path === ':memory:' ? 'new' : prepareDataFile(path);
-  if (state === 'read-only') return openReadOnlySnapshot(path);
+  if (path === ':memory:') return prepared(new Database(path), path, options);
+  try {
+    let state = prepareDataFile(path);
+    if (state === 'missing') {
+      createDataFile(path, buildDatabase);
+      state = prepareDataFile(path);
+    }
+    if (state === 'read-only') return openReadOnlySnapshot(path);
+    // Never let SQLite create the file itself: only `createDataFile` makes a svc.db, complete.
+    return prepared(new Database(path, { fileMustExist: true }), path, options);
+  } catch (error) {
+    throw damaged(error, path) ?? diskFull(dirname(path), error, `open ${path}`) ?? error;
+  }
+}
+
+/**
+ * Fills a new database under a temporary name that nobody else opens (`createDataFile` then gives it the name
+ * svc.db), so it needs no journal and no sync per migration: a failure deletes the file, and the finished
+ * file is synced once before it is named. It is born in WAL mode, so no opener has to switch it.
+ */
+function buildDatabase(path: string): void {
   const db = new Database(path);
   try {
-    configure(db, path, options);
+    db.pragma('journal_mode = MEMORY');
+    db.pragma('synchronous = OFF');
+    db.pragma('auto_vacuum = INCREMENTAL');
     migrate(db);
+    db.pragma('journal_mode = WAL');
+  } finally {
+    db.close();
+  }
+}
+
+/** Configures and migrates an open connection; closes it when that fails. */
+function prepared(db: Db, path: string, options: OpenOptions): Db {
+  try {
+    configure(db, path, options);
+    if (options.migrate !== false) migrate(db);
   } catch (error) {
     db.close();
-    throw damaged(error, path) ?? error;
+    throw error;
   }
   return db;
 }
 
 function configure(db: Db, path: string, options: OpenOptions): void {
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+  refuseUnlessSvc(db, path);
   // Pages freed by deleting files go back to the file system (the maintenance sweep runs incremental_vacuum).
   // Set before the first table exists; an older database is converted once by the VACUUM below.
   if ((db.pragma('auto_vacuum', { simple: true }) as number) !== 2) {
@@ -56,6 +96,19 @@ function configure(db: Db, path: string, options: OpenOptions): void {
 }
 
 /**
+ * Refuses a database svc must not touch: one a newer svc wrote (its migrations are unknown here), or another
+ * program's SQLite file (tables but no svc schema version, or a version without svc's first table).
+ */
+function refuseUnlessSvc(db: Db, path: string): void {
+  const version = schemaVersion(db);
+  if (version > KNOWN_VERSION) throw newerSchemaError(path, version, KNOWN_VERSION);
+  const tables = db.prepare("SELECT count(*) AS n, count(*) FILTER (WHERE name = 'workspaces') AS svc FROM sqlite_master").get() as { n: number; svc: number };
+  if (version === 0 ? tables.n > 0 : tables.svc === 0) {
+    throw cannotOpen(`${path} is not an svc database: it holds another program's tables`, 'pick another --data directory, or move that file away');
+  }
+}
+
+/**
  * Even a reader of a WAL database writes its -shm index next to it, which a read-only directory forbids. The
  * file is read whole into memory instead, marked read-only: reads work, every write fails with
  * SQLITE_READONLY. Changes still in a -wal file would be missed, so that case is refused.
@@ -73,7 +126,8 @@ function openReadOnlySnapshot(path: string): Db {
   const db = new Database(image, { readonly: true });
   try {
     db.pragma('foreign_keys = ON');
-    if (schemaVersion(db) < MIGRATIONS.length) {
+    refuseUnlessSvc(db, path);
+    if (schemaVersion(db) < KNOWN_VERSION) {
       throw cannotOpen(`${path} needs a schema upgrade, which a read-only data directory does not allow`, 'run svc once with write access to the data directory');
     }
   } catch (error) {
@@ -107,18 +161,24 @@ export function checkIntegrity(db: Db, path: string): void {
   if (result !== 'ok') throw damaged(Object.assign(new Error(result), { code: 'SQLITE_CORRUPT' }), path) as SvcError;
 }
 
-/** Applies, in order and each in its own transaction, every migration newer than `user_version`. */
-export function migrate(db: Db): void {
-  const apply = db.transaction((version: number, sql: string) => {
+/**
+ * Applies, in order and each in its own transaction, every migration newer than `user_version`; returns the
+ * versions this call applied.
+ */
+export function migrate(db: Db): number[] {
+  const apply = db.transaction((version: number, sql: string): boolean => {
     // Another process may have migrated while this one waited for the write lock.
-    if ((db.pragma('user_version', { simple: true }) as number) >= version) return;
+    if (schemaVersion(db) >= version) return false;
     db.exec(sql);
     db.pragma(`user_version = ${version}`);
+    return true;
   });
+  const applied: number[] = [];
   for (const migration of MIGRATIONS) {
-    if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) continue;
-    apply.immediate(migration.version, migration.sql);
+    if (schemaVersion(db) >= migration.version) continue;
+    if (apply.immediate(migration.version, migration.sql)) applied.push(migration.version);
   }
+  return applied;
 }
 
 export const schemaVersion = (db: Db): number => db.pragma('user_version', { simple: true }) as number;

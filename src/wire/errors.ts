@@ -83,3 +83,17 @@ export function fromStorageError(error: unknown): SvcError | null {
   }
   return null;
 }
+
+/** A database whose schema is ahead of this release: older code could misread it, or write what it cannot see. */
+export const newerSchemaError = (what: string, found: number, known: number): SvcError =>
+  new SvcError('unavailable', `${what} was written by a newer svc (schema ${found}, this release knows ${known}): upgrade svc`, {
+    hint: 'run the svc release that wrote it, or a later one; this one changed nothing',
+  });
+
+/** No room where the data lives, said with the place and the way out (SQLite itself only says "disk I/O error"). */
+export const diskFullError = (dir: string, doing: string, free?: { path: string; bytes: number }): SvcError =>
+  new SvcError(
+    'insufficient_storage',
+    `The disk holding ${dir} is full${free === undefined ? '' : ` (${Math.floor(free.bytes / 1024)} KiB free)`}: svc cannot ${doing}`,
+    { hint: `free space on that disk (\`df -h ${free?.path ?? dir}\` shows it), or use a data directory on another disk; nothing was written` },
+  );

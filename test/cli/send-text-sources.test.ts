@@ -4,12 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { fakeClient } from './fake-client.js';
 import { runSvc, tempDir } from './run-cli.js';
 
+/** Standard input as the real one arrives: in pieces. */
+async function* chunksOf(text: string): AsyncIterable<Uint8Array> {
+  yield Buffer.from(text);
+}
+
 const sent = (client: ReturnType<typeof fakeClient>) => client.calls.filter((c) => c.method === 'sendToPhone').map((c) => c.args[0]);
 
 describe('svc send: where the text comes from', () => {
   it('--text - reads standard input, without its trailing newline', async () => {
     const client = fakeClient();
-    const run = await runSvc(['send', '--phone', '+14155550123', '--text', '-', '--no-wait'], { client, io: { readStdin: async () => 'line one\nline two\n' } });
+    const run = await runSvc(['send', '--phone', '+14155550123', '--text', '-', '--no-wait'], { client, io: { stdin: () => chunksOf('line one\nline two\n') } });
     expect(run.code).toBe(0);
     expect(sent(client)).toEqual([{ phone: '+14155550123', text: 'line one\nline two' }]);
   });
@@ -26,7 +31,7 @@ describe('svc send: where the text comes from', () => {
     const missing = await runSvc(['send', '--phone', '+14155550123', '--text-file', join(dir, 'nope.txt')], { client: none });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('ENOENT');
-    const empty = await runSvc(['send', '--phone', '+14155550123', '--text', '-'], { client: none, io: { readStdin: async () => '\n' } });
+    const empty = await runSvc(['send', '--phone', '+14155550123', '--text', '-'], { client: none, io: { stdin: () => chunksOf('\n') } });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('standard input is empty');
     const both = await runSvc(['send', '--phone', '+14155550123', '--text', 'a', '--text-file', path], { client: none });

@@ -144,4 +144,35 @@ describe('svc serve', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('SVC_SEND_LEASE_MS');
   });
+
+  it('serve: --metrics-token (or SVC_METRICS_TOKEN) reaches the server and is never printed; a weak one or one with --no-metrics exits 2', async () => {
+    const signals = interrupts();
+    const seen: ServeOptions[] = [];
+    const serve = async (opts: ServeOptions) => {
+      seen.push(opts);
+      setTimeout(() => signals.fire('SIGTERM'), 5);
+      return { url: 'http://127.0.0.1:8080', close: async () => undefined };
+    };
+    const io = { serve, onInterrupt: signals.onInterrupt };
+    const token = 'flag-token-0123456789abcdef';
+    const flagged = await runSvc(['serve', '--metrics-token', token], { io, env: { SVC_METRICS_TOKEN: 'env-token-0123456789abcdef' } });
+    expect(flagged.code).toBe(0);
+    expect(seen[0]?.metricsToken).toBe(token);
+    expect(flagged.stdout).toContain('/metrics   (bearer token required)');
+    expect(flagged.stdout + flagged.stderr).not.toContain(token);
+    expect((await runSvc(['serve'], { io, env: { SVC_METRICS_TOKEN: 'env-token-0123456789abcdef' } })).code).toBe(0);
+    expect(seen[1]?.metricsToken).toBe('env-token-0123456789abcdef');
+    expect((await runSvc(['serve'], { io, env: { SVC_METRICS_TOKEN: '' } })).code).toBe(0);
+    expect(seen[2] !== undefined && 'metricsToken' in seen[2]).toBe(false);
+
+    const refuse = async (args: string[], env: Record<string, string> = {}) => {
+      const run = await runSvc(['serve', ...args], { io: { serve: async () => Promise.reject(new Error('must not start')) }, env });
+      expect(run.code).toBe(2);
+      return run.stderr;
+    };
+    expect(await refuse(['--metrics-token', 'short'])).not.toContain('short');
+    expect(await refuse(['--metrics-token', 'has spaces in the middle of it'])).toContain('visible ASCII');
+    expect(await refuse([], { SVC_METRICS_TOKEN: 'tiny' })).toContain('SVC_METRICS_TOKEN must be');
+    expect(await refuse(['--no-metrics', '--metrics-token', token])).toContain('no effect with --no-metrics');
+  });
 });

@@ -1,8 +1,9 @@
 /** Damaged storage and bad paths, as an operator meets them: the real `svc` binary in its own process. */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/client/config.js';
 import { BIN } from './svc-process.js';
@@ -76,6 +77,78 @@ describe('data directory: damaged storage', () => {
     expect(run.stderr).toMatch(/svc\.db is empty \(0 bytes\)/);
     expect(run.stderr).toMatch(/hint: restore svc\.db from a backup/);
     expect(statSync(join(dir, 'svc.db')).size).toBe(0);
+  });
+
+  it('an svc.db emptied a moment ago is refused at once, and the svc.db-wal beside it is kept byte for byte', () => {
+    const dir = seeded();
+    const path = join(dir, 'svc.db');
+    // A WAL holding committed changes, as a killed process leaves it: written, then put back after the close
+    // (which would have merged and removed it).
+    const writer = new Database(path);
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec("CREATE TABLE pending_changes (x BLOB); INSERT INTO pending_changes VALUES (randomblob(100000))");
+    const wal = readFileSync(`${path}-wal`);
+    writer.close();
+    writeFileSync(`${path}-wal`, wal);
+    truncateSync(path, 0); // `: > svc.db`, and no waiting afterwards
+    for (const args of [['chats', 'list'], ['send', '--phone', '+14155550100', '--text', 'x']]) {
+      const run = svc([...args, '--data', dir]);
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.stderr).toMatch(/svc\.db is empty \(0 bytes\)/);
+      expect(statSync(path).size).toBe(0);
+      expect(readFileSync(`${path}-wal`).equals(wal)).toBe(true);
+    }
+  });
+
+  it('a missing svc.db with its svc.db-wal still beside it is refused, not started afresh over that WAL', () => {
+    const dir = seeded();
+    const path = join(dir, 'svc.db');
+    const writer = new Database(path);
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec("CREATE TABLE pending_changes (x BLOB); INSERT INTO pending_changes VALUES (randomblob(1000))");
+    const wal = readFileSync(`${path}-wal`);
+    writer.close();
+    writeFileSync(`${path}-wal`, wal);
+    rmSync(path);
+    const run = svc(['chats', 'list', '--data', dir]);
+    expect(run.code, run.stdout).toBe(1);
+    expect(run.stderr).toMatch(/svc\.db-wal/);
+    expect(run.stderr).toMatch(/hint: /);
+    expect(existsSync(path)).toBe(false);
+    expect(readFileSync(`${path}-wal`).equals(wal)).toBe(true);
+  });
+
+  it('an SQLite file of another program named svc.db is refused and left unchanged', () => {
+    const dir = fresh();
+    const path = join(dir, 'svc.db');
+    const other = new Database(path);
+    other.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('not svc')");
+    other.close();
+    const before = readFileSync(path);
+    const run = svc(['chats', 'list', '--data', dir]);
+    expect(run.code, run.stdout).toBe(1);
+    expect(run.stderr).toMatch(/is not an svc database/);
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it('commands started together on a new data directory share one instance, and no temporary file is left', async () => {
+    const dir = join(fresh(), 'data');
+    const home = fresh('svc-cfg-');
+    const env = { ...process.env, SVC_CONFIG_DIR: join(home, 'config'), HOME: home, NO_COLOR: '1' };
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, [BIN, 'send', '--no-wait', '--phone', `+1415555010${i}`, '--text', 'together', '--data', dir], { env });
+          let stderr = '';
+          child.stderr.on('data', (chunk) => (stderr += chunk));
+          child.on('close', (code) => resolve({ code, stderr }));
+        }),
+      ),
+    );
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    expect(readdirSync(dir).filter((name) => !/^svc\.db(-wal|-shm)?$/.test(name))).toEqual([]);
+    const listed = svc(['chats', 'list', '--data', dir, '--json'], { home });
+    expect(JSON.parse(listed.stdout).items).toHaveLength(6);
   });
 
   it('svc serve on a corrupted database exits 1 with a clear message and never says "listening on"', async () => {

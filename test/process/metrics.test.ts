@@ -1,4 +1,4 @@
-/** GET /metrics on a real `svc serve`: Prometheus text, no token, outside the rate limit, with every promised series. */
+/** GET /metrics on a real `svc serve`: Prometheus text, no token unless one is set, outside the rate limit, with every promised series. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../webhooks/helpers.js';
 import { ProcessSandbox, api, pollUntil } from './svc-process.js';
@@ -58,5 +58,25 @@ describe('svc serve: GET /metrics', () => {
     await box.createWorkspace(dataDir, 'Off');
     const server = await box.serve(dataDir, { args: ['--no-metrics'] });
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+  });
+
+  it('SVC_METRICS_TOKEN: /metrics answers 401 without the bearer token and 200 with it; the token is never printed', async () => {
+    box = new ProcessSandbox();
+    const dataDir = box.tempDir('svc-metrics-token-');
+    await box.createWorkspace(dataDir, 'Token');
+    const token = 'scraper-secret-0123456789abcdef';
+    const server = await box.serve(dataDir, { env: { SVC_METRICS_TOKEN: token } });
+    const refused = await fetch(`${server.url}/metrics`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const wrong = await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer scraper-secret-0123456789abcdeF' } });
+    expect(wrong.status).toBe(401);
+    const ok = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toMatch(/svc_queue_depth\{queue="send",state="queued"\} 0/);
+    expect(server.output()).toContain('/metrics   (bearer token required)');
+    const stopped = await box.stop(server);
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout + stopped.stderr).not.toContain(token);
   });
 });

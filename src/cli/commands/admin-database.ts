@@ -19,16 +19,20 @@ export function registerAdminDatabase(admin: Command, ctx: CliContext): void {
         const result = await migratePostgresUrl(config.databaseUrl);
         ctx.output.result(
           { store: 'postgres', version: result.version, applied: result.applied },
-          { kind: 'record', rows: [['store', 'postgres'], ['version', result.version], ['applied', result.applied.length === 0 ? 'nothing (already current)' : result.applied.join(', ')]] },
+          { kind: 'record', rows: [['store', 'postgres'], ['version', result.version], ['applied', describeApplied(result.applied)]] },
         );
         return;
       }
-      const { openDatabase, schemaVersion } = await import('../../store/database.js');
-      const { databasePath } = await import('../../runtime/open-engine.js');
-      const db = openDatabase(databasePath(config.dataDir));
+      const path = await existingInstance(config.dataDir);
+      const { migrate, openDatabase, schemaVersion } = await import('../../store/database.js');
+      const db = openDatabase(path, { migrate: false });
       try {
+        const applied = migrate(db);
         const version = schemaVersion(db);
-        ctx.output.result({ store: 'sqlite', version, data_dir: config.dataDir }, { kind: 'record', rows: [['store', 'sqlite'], ['version', version], ['data_dir', config.dataDir]] });
+        ctx.output.result(
+          { store: 'sqlite', version, applied, data_dir: config.dataDir },
+          { kind: 'record', rows: [['store', 'sqlite'], ['version', version], ['applied', describeApplied(applied)], ['data_dir', config.dataDir]] },
+        );
       } finally {
         db.close();
       }
@@ -43,9 +47,7 @@ export function registerAdminDatabase(admin: Command, ctx: CliContext): void {
       if (config.databaseUrl === undefined) {
         throw usageError('`svc admin copy` needs the target: --database URL', 'e.g. `svc admin copy --data ./data --database postgres://svc@127.0.0.1:5432/svc`');
       }
-      const { databasePath } = await import('../../runtime/open-engine.js');
-      const path = databasePath(config.dataDir);
-      if (!existsSync(path)) throw usageError(`no svc database in ${config.dataDir}`, 'pass the data directory the server ran with: --data DIR');
+      const path = await existingInstance(config.dataDir);
       const { openDatabase } = await import('../../store/database.js');
       const { openPostgres } = await import('../../store/postgres/open-postgres.js');
       const { copySqliteToPostgres } = await import('../../store/postgres/copy-from-sqlite.js');
@@ -68,6 +70,21 @@ export function registerAdminDatabase(admin: Command, ctx: CliContext): void {
         source.close();
       }
     });
+}
+
+const describeApplied = (applied: number[]): string => (applied.length === 0 ? 'nothing (already current)' : applied.join(', '));
+
+/**
+ * The database of an instance that exists: admin commands work on one and never create one (a mistyped
+ * --data would otherwise become a new, empty instance and report success).
+ */
+async function existingInstance(dataDir: string): Promise<string> {
+  const { databasePath } = await import('../../runtime/open-engine.js');
+  const path = databasePath(dataDir);
+  if (!existsSync(path)) {
+    throw usageError(`no svc instance in ${dataDir} (no svc.db there)`, 'check --data: pass the data directory the instance uses (admin commands create no instance)');
+  }
+  return path;
 }
 
 function refuseRemote(ctx: CliContext): void {

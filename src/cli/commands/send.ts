@@ -1,9 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { SvcClient } from '../../client/client.js';
 import type { MessageDto, SendFields, SendResult } from '../../wire/types.js';
 import type { CliContext } from '../context.js';
+import { MAX_TEXT_CHARACTERS } from '../../wire/limits.js';
+import { InputTooLarge, readTextWithin } from '../bounded-input.js';
 import { CliError, usageError } from '../errors.js';
+import { InputOpenError, openInput } from '../input-source.js';
 import { positiveInt, seconds } from '../parse.js';
 import { readUpload } from '../upload.js';
 import { sendView } from '../views.js';
@@ -58,26 +60,41 @@ export function registerSend(program: Command, ctx: CliContext): void {
 
 /**
  * The text from `--text`, `--text -` (standard input) or `--text-file`. Trailing newlines are dropped, as
- * `$(...)` does in a shell: `echo hi | svc send --text -` sends "hi". An empty text is refused before a credit is spent.
+ * `$(...)` does in a shell: `echo hi | svc send --text -` sends "hi". An empty text is refused before a credit
+ * is spent; a text past the limit is refused as soon as its 10,001st character arrives, without reading on.
  */
 async function messageText(ctx: CliContext, opts: SendOptions): Promise<string | undefined> {
   if (opts.text !== undefined && opts.textFile !== undefined) throw usageError('use either --text or --text-file, not both');
   if (opts.text !== '-' && opts.textFile === undefined) return opts.text;
-  let raw: string;
+  let chunks: AsyncIterable<Uint8Array | string>;
   let source: string;
   if (opts.textFile === undefined) {
     source = 'standard input';
     if (ctx.io.stdinIsTTY) ctx.output.note('reading the message text from standard input; end it with Ctrl-D');
-    raw = await ctx.io.readStdin();
+    chunks = ctx.io.stdin();
   } else {
     source = opts.textFile;
     try {
-      raw = await readFile(opts.textFile, 'utf8');
+      chunks = (await openInput(opts.textFile)).chunks;
     } catch (error) {
-      throw usageError(`cannot read --text-file ${opts.textFile} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, 'check the path');
+      const code = error instanceof InputOpenError ? error.code : 'unreadable';
+      throw usageError(`cannot read --text-file ${opts.textFile} (${code})`, 'check the path');
     }
   }
-  const text = raw.replace(/(\r?\n)+$/, '');
+  let text: string;
+  try {
+    text = await readTextWithin(chunks, MAX_TEXT_CHARACTERS);
+  } catch (error) {
+    if (!(error instanceof InputTooLarge)) {
+      throw usageError(`cannot read ${source} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, 'check what is passed to --text / --text-file');
+    }
+    // The engine's own wording and code, so a long text fails alike whichever way it was given.
+    throw new CliError(
+      'validation_error',
+      `the message text from ${source} is too long: --text may be at most ${MAX_TEXT_CHARACTERS} characters`,
+      'nothing was sent and no credit was spent; shorten the text, or attach it as a file with --file',
+    );
+  }
   if (text === '') throw usageError(`the message text from ${source} is empty`, 'nothing was sent and no credit was spent');
   return text;
 }
@@ -107,10 +124,12 @@ async function send(ctx: CliContext, opts: SendOptions): Promise<void> {
     );
   }
 
+  // Read before the client opens an engine or a connection: a file that is missing or too large fails first.
+  const upload = opts.file === undefined ? undefined : await readUpload(opts.file);
   const client = await ctx.client();
   let fileUid = opts.fileUid;
-  if (opts.file !== undefined) {
-    const uploaded = await client.uploadFile(await readUpload(opts.file));
+  if (upload !== undefined) {
+    const uploaded = await client.uploadFile(upload);
     fileUid = uploaded.uid;
     ctx.output.note(`uploaded ${uploaded.filename} as ${uploaded.uid}`);
   }

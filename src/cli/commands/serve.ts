@@ -16,6 +16,7 @@ interface ServeFlags {
   smtpUrl?: string;
   smtpFrom?: string;
   metrics: boolean;
+  metricsToken?: string;
   logFormat: 'text' | 'json' | 'none';
 }
 
@@ -34,7 +35,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--smtp-url <url>', 'e-mail owner notifications through smtp[s]://user:pass@host:port (env SVC_SMTP_URL)')
     .option('--smtp-from <address>', 'From address of those e-mails (env SVC_SMTP_FROM)')
     .option('--log-format <format>', 'request log on stderr, one line per request: text, json or none', logFormat, 'text')
-    .option('--no-metrics', 'do not serve Prometheus metrics at GET /metrics (served by default, without a token)')
+    .option('--no-metrics', 'do not serve Prometheus metrics at GET /metrics (served by default)')
+    // No argument parser here either: the value is a secret and must not be repeated in an error.
+    .option('--metrics-token <token>', 'require Authorization: Bearer <token> on GET /metrics (env SVC_METRICS_TOKEN)')
     .action(async (opts: ServeFlags) => {
       if (ctx.globals.baseUrl !== undefined) {
         throw usageError('`svc serve` serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
@@ -42,6 +45,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const log = (line: string) => ctx.io.stdout(`${line}\n`);
       const sendLeaseMs = leaseFromEnv(ctx.io.env['SVC_SEND_LEASE_MS']);
       const smtp = smtpSettings(opts, ctx.io.env);
+      const metricsToken = metricsTokenSetting(opts, ctx.io.env);
       const { dataDir, databaseUrl } = ctx.config();
       const handle = await ctx.io.serve({
         port: opts.port,
@@ -55,6 +59,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ...(sendLeaseMs === undefined ? {} : { sendLeaseMs }),
         ...smtp,
         metrics: opts.metrics,
+        ...(metricsToken === undefined ? {} : { metricsToken }),
         ...(opts.logFormat === 'none' ? {} : { requestLog: { format: opts.logFormat, write: (chunk: string) => ctx.io.logLines(chunk) } }),
         log,
       });
@@ -72,7 +77,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       // The server root is not an API: say where each one is, so nobody passes the root as --base-url.
       log(`  Public API   ${origin}/api   (--base-url; OpenAPI: ${origin}/api/openapi.json)`);
       log(`  Partner API  ${origin}/partner   (OpenAPI: ${origin}/partner/openapi.json)`);
-      if (opts.metrics) log(`  Metrics      ${origin}/metrics`);
+      if (opts.metrics) log(`  Metrics      ${origin}/metrics${metricsToken === undefined ? '' : '   (bearer token required)'}`);
       const signal = await stopped;
       unsubscribe();
       log(`${signal}: shutting down`);
@@ -115,6 +120,26 @@ function smtpSettings(opts: ServeFlags, env: Record<string, string | undefined>)
   if (problem !== null) throw usageError(problem, 'expected smtp://user:pass@host:port or smtps://...; percent-encode special characters');
   if (from !== undefined && (from.trim() === '' || /[\r\n]/.test(from))) throw usageError('--smtp-from must be one e-mail address');
   return { smtpUrl: url, ...(from === undefined ? {} : { smtpFrom: from }) };
+}
+
+/**
+ * The token GET /metrics requires: the flag, else SVC_METRICS_TOKEN (empty counts as unset). It travels as a
+ * bearer token, so it is one word of visible ASCII; 16 characters at least, since anyone may try guesses.
+ * Errors never quote it.
+ */
+function metricsTokenSetting(opts: ServeFlags, env: Record<string, string | undefined>): string | undefined {
+  if (!opts.metrics) {
+    if (opts.metricsToken !== undefined) throw usageError('--metrics-token has no effect with --no-metrics', 'drop one of the two');
+    return undefined;
+  }
+  const fromEnv = env['SVC_METRICS_TOKEN'] === '' ? undefined : env['SVC_METRICS_TOKEN'];
+  const token = opts.metricsToken ?? fromEnv;
+  if (token === undefined) return undefined;
+  if (!/^[\x21-\x7e]{16,512}$/.test(token)) {
+    const source = opts.metricsToken === undefined ? 'SVC_METRICS_TOKEN' : '--metrics-token';
+    throw usageError(`${source} must be 16 to 512 visible ASCII characters, without spaces`, 'make one with `openssl rand -hex 32`');
+  }
+  return token;
 }
 
 function smtpUrlProblem(value: string): string | null {

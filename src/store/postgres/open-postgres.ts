@@ -7,17 +7,34 @@ import { SvcError } from '../../wire/errors.js';
 import { redactDatabaseUrl } from './database-url.js';
 import { PgDatabase, type PgDatabaseOptions } from './pg-database.js';
 import { isUnavailable } from './pg-errors.js';
-import { migratePostgres, type MigrateResult } from './pg-migrate.js';
+import { PG_MIGRATIONS } from './migrations/index.js';
+import { migratePostgres, type MigrateResult, type MigrationWait } from './pg-migrate.js';
 
 export interface OpenPostgresOptions extends Omit<PgDatabaseOptions, 'url'> {
   /** Leave the schema as it is (`svc admin migrate` applies it on its own, with a report). */
   migrate?: boolean;
+  /** Waiting for another process's migration: the bound and who hears about it (default: stderr, 60 s). */
+  migrationWait?: MigrationWait;
+}
+
+/**
+ * The wait for another process's migration: announced on stderr (every svc process, server or one-shot
+ * command, has one the operator reads) and bounded by 60 s, or SVC_MIGRATION_WAIT_MS.
+ */
+function migrationWait(url: string, given: MigrationWait = {}): MigrationWait {
+  const fromEnv = Number(process.env['SVC_MIGRATION_WAIT_MS']);
+  return {
+    label: redactDatabaseUrl(url),
+    onWait: (message) => process.stderr.write(`warning: ${message}\n`),
+    ...(Number.isInteger(fromEnv) && fromEnv > 0 ? { maxWaitMs: fromEnv } : {}),
+    ...given,
+  };
 }
 
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PgDatabase> {
   const database = new PgDatabase({ url, ...options });
   try {
-    if (options.migrate !== false) await migratePostgres(database.pool);
+    if (options.migrate !== false) await migratePostgres(database.pool, PG_MIGRATIONS, migrationWait(url, options.migrationWait));
   } catch (error) {
     await database.close().catch(() => undefined);
     throw cannotReach(url, error);
@@ -29,7 +46,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
 export async function migratePostgresUrl(url: string): Promise<MigrateResult> {
   const database = new PgDatabase({ url });
   try {
-    return await migratePostgres(database.pool);
+    return await migratePostgres(database.pool, PG_MIGRATIONS, migrationWait(url));
   } catch (error) {
     throw cannotReach(url, error);
   } finally {
@@ -39,7 +56,8 @@ export async function migratePostgresUrl(url: string): Promise<MigrateResult> {
 
 /** The driver's failure as advice; the URL is shown without its password. */
 export function cannotReach(url: string, error: unknown): unknown {
-  if (error instanceof SvcError && error.code !== 'unavailable') return error;
+  // svc's own refusals (a newer schema, a migration lock never released) pass; a wrapped driver failure does not.
+  if (error instanceof SvcError && (error.code !== 'unavailable' || error.cause === undefined)) return error;
   const message = (error as Error).message ?? String(error);
   const code = (error as { code?: string }).code;
   if (code === '3D000') {
