@@ -25,6 +25,7 @@ import type { PartnerDirectory, PartnerApi, ConnectApi } from './partner-api.js'
 import type { WebhookSubscriptionsApi } from './webhook-subscriptions.js';
 import type { ListenSessionsApi } from './listen-sessions.js';
 import type { UrlPolicyMode } from '../webhooks/url-policy.js';
+import type { SlotReservations } from '../store/rate-limit-store.js';
 
 export type { ConnectApi, PartnerApi, PartnerDirectory } from './partner-api.js';
 
@@ -66,10 +67,10 @@ export interface Engine {
    */
   onWake(handler: (topic: string) => void): () => void;
   /**
-   * Request counters every replica shares, for the per-caller rate limit; present on PostgreSQL only (one
-   * SQLite server counts in memory).
+   * The rate-limit counters every replica shares, from which a replica reserves slots in batches; present on
+   * PostgreSQL only (one SQLite server counts in memory).
    */
-  readonly sharedRateLimits?: { hit(bucket: string, windowMs: number, now: number): Promise<{ hits: number; windowStart: number }> };
+  readonly sharedRateLimits?: SlotReservations;
   /** Depths of the queues right now, read from the database (every process's work counts). */
   queueStats(): Promise<QueueStats>;
   /**

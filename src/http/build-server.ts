@@ -4,12 +4,11 @@
  * `/partner` Partner API, `/connect` QR connection pages, `/healthz`. Later areas (`/partner`) and Public API groups (webhooks) plug in through `areas` and
  * `apiRouteGroups`, or by joining the default lists in this folder.
  */
-import rateLimit from '@fastify/rate-limit';
-import { sharedRateLimitStore } from './shared-rate-limit.js';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine-api.js';
 import { SvcError } from '../engine/errors.js';
 import { decorateAuth } from './auth.js';
+import { useRateLimit } from './rate-limit.js';
 import { downloadRoutes } from './download-routes.js';
 import { indexRoute } from './index-route.js';
 import { type RequestLogOptions, useRequestLog } from './request-log.js';
@@ -37,7 +36,7 @@ export interface BuildServerOptions {
   engine: Engine;
   /** Origin for links handed out (`--public-url`); default: the request's protocol and Host. */
   publicUrl?: string | undefined;
-  /** Requests a minute per token (per client address without a valid token); 0 turns limiting off. */
+  /** Requests in any 60 s per token (per client address without a valid token); 0 turns limiting off. */
   rateLimitPerMinute?: number | undefined;
   /** Largest JSON body, in bytes. */
   bodyLimitBytes?: number | undefined;
@@ -105,17 +104,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   });
 
   const perMinute = opts.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
-  if (perMinute > 0) {
-    app.register(rateLimit, {
-      max: perMinute,
-      timeWindow: 60_000,
-      keyGenerator: (request) => request.rateLimitKey ?? `ip:${request.ip}`,
-      // Replicas on PostgreSQL count in the database, so the limit holds for the service, not per replica.
-      ...(opts.engine.sharedRateLimits === undefined ? {} : { store: sharedRateLimitStore(opts.engine.sharedRateLimits) }),
-      errorResponseBuilder: (_request, context) =>
-        new SvcError('rate_limit_exceeded', `Rate limit of ${context.max} requests a minute exceeded; retry in ${context.after}`),
-    });
-  }
+  if (perMinute > 0) useRateLimit(app, opts.engine, perMinute);
 
   const ctx = routeContextOf(opts);
   app.register(healthRoutes);

@@ -53,9 +53,9 @@ const codesWithStatus = (status: number): ErrorCode[] =>
 const retryAfter = { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer' } };
 const rateLimitHeaders = {
   'Retry-After': retryAfter,
-  'X-RateLimit-Limit': { description: 'Requests allowed a minute for this token', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current minute', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Seconds until the limit resets', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': { description: 'Requests allowed in any 60 s for this token (a sliding window)', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the window now', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Seconds until the oldest counted request leaves the window', schema: { type: 'integer' } },
 };
 
 /** `components.responses`: one per error status, its body naming exactly the codes that status carries. */
