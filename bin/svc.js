@@ -40,5 +40,8 @@ const io = cli.processIo({
 
 const code = await cli.runCli(process.argv.slice(2), io);
 process.exitCode = code;
+// A Tab press must not wait for anything completion left open (a slow server's socket): leave once the
+// candidates are written.
+if (process.argv[2] === '__complete') process.stdout.write('', () => process.exit(code));
 // Safety net: if a leaked handle would keep the process alive after the command finished, leave anyway.
 setTimeout(() => process.exit(code), 2000).unref();

@@ -6,10 +6,21 @@ import { usageError } from './errors.js';
  * for the candidates, so the scripts never go stale when commands or options change.
  */
 const SCRIPTS: Record<string, string> = {
+  // bash splits COMP_WORDS at ':' (COMP_WORDBREAKS), and event names have colons: the words are read from the
+  // line itself, and the part of the word before its last ':' (which bash keeps) is taken off the candidates.
   bash: `# svc completion for bash: add  eval "$(svc completion bash)"  to ~/.bashrc
 _svc_complete() {
-  local IFS=$'\\n'
-  COMPREPLY=($(compgen -W "$(svc __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)" -- "\${COMP_WORDS[COMP_CWORD]}"))
+  local line="\${COMP_LINE:0:COMP_POINT}" IFS=$' \\t\\n' keep i
+  local -a words
+  read -r -a words <<< "$line"
+  [[ "$line" =~ [[:space:]]$ ]] && words+=("")
+  local cur="\${words[\${#words[@]}-1]}"
+  IFS=$'\\n'
+  COMPREPLY=($(compgen -W "$(svc __complete "\${words[@]:1}" 2>/dev/null)" -- "$cur"))
+  if [[ "$cur" == *:* && "$COMP_WORDBREAKS" == *:* ]]; then
+    keep="\${cur%"\${cur##*:}"}"
+    for i in "\${!COMPREPLY[@]}"; do COMPREPLY[i]="\${COMPREPLY[i]#"$keep"}"; done
+  fi
 }
 complete -o default -F _svc_complete svc
 `,

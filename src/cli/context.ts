@@ -17,6 +17,8 @@ export interface GlobalOptions {
   database?: string;
   /** A workspace of the local engine, instead of a token. */
   workspace?: number;
+  /** A jq expression the JSON result goes through (implies --json). */
+  jq?: string;
   color?: boolean;
 }
 
@@ -36,6 +38,12 @@ export class CliContext {
   /** The root command, set once the tree is built; global options are read from it after parsing. */
   program: Command | undefined;
 
+  /**
+   * Limits for every client this invocation opens. Shell completion sets them: an answer within a second or
+   * none, and no background work started by a Tab press.
+   */
+  clientLimits: { timeoutMs?: number; workers?: boolean } = {};
+
   constructor(
     readonly io: ResolvedIo,
     private readonly argv: string[],
@@ -48,9 +56,12 @@ export class CliContext {
   get output(): Output {
     if (this.outputCache === undefined) {
       const noColorEnv = this.io.env['NO_COLOR'];
+      const jsonAsked = this.globals.json ?? this.argv.includes('--json');
       this.outputCache = new Output({
         // Parse errors happen before options are known; the raw argv still says whether JSON was asked for.
-        json: this.globals.json ?? this.argv.includes('--json'),
+        // --jq implies --json, as in gh.
+        json: jsonAsked || this.globals.jq !== undefined || this.argv.some((arg) => arg === '--jq' || arg.startsWith('--jq=')),
+        jsonErrors: jsonAsked,
         color: this.globals.color !== false && !this.argv.includes('--no-color') && !(noColorEnv !== undefined && noColorEnv !== ''),
         stdout: this.io.stdout,
         stderr: this.io.stderr,
@@ -66,24 +77,25 @@ export class CliContext {
     return this.storeCache;
   }
 
-  /** The effective configuration; a profile named explicitly must exist. */
-  config(): ResolvedConfig {
-    if (this.configCache === undefined) {
-      const g = this.globals;
-      const resolved = resolveConfig(
-        { profile: g.profile, baseUrl: g.baseUrl, token: g.token, data: g.data, database: g.database },
-        this.io.env,
-        this.profiles,
+  /**
+   * The effective configuration. A profile named explicitly must exist, except for `svc login`, which is
+   * about to create it (`newProfile`).
+   */
+  config(options: { newProfile?: boolean } = {}): ResolvedConfig {
+    const g = this.globals;
+    this.configCache ??= resolveConfig(
+      { profile: g.profile, baseUrl: g.baseUrl, token: g.token, data: g.data, database: g.database },
+      this.io.env,
+      this.profiles,
+    );
+    const resolved = this.configCache;
+    if (options.newProfile !== true && resolved.profileExplicit && !resolved.profileExists) {
+      throw usageError(
+        `profile "${resolved.profileName}" does not exist`,
+        `run \`svc profile list\` to see profiles, or \`svc login --profile ${resolved.profileName}\` to create it`,
       );
-      if (resolved.profileExplicit && !resolved.profileExists) {
-        throw usageError(
-          `profile "${resolved.profileName}" does not exist`,
-          `run \`svc profile list\` to see profiles, or \`svc login --profile ${resolved.profileName}\` to create it`,
-        );
-      }
-      this.configCache = resolved;
     }
-    return this.configCache;
+    return resolved;
   }
 
   /**
@@ -94,7 +106,7 @@ export class CliContext {
     let client: SvcClient;
     if (options.remote !== undefined) {
       this.extraSecrets.push(options.remote.token);
-      client = await this.io.createClient({ ...options.remote, dataDir: '' });
+      client = await this.io.createClient({ ...options.remote, dataDir: '', ...this.clientLimits });
     } else {
       const config = this.config();
       const workspaceId = options.workspaceId ?? this.globals.workspace;
@@ -110,6 +122,7 @@ export class CliContext {
         dataDir: config.dataDir,
         ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
         workspaceId,
+        ...this.clientLimits,
       });
     }
     this.clients.push(client);
@@ -121,7 +134,8 @@ export class CliContext {
    * partner_base_url). `override` bypasses configuration, for `svc login --partner`. Closed when the command ends.
    */
   async partnerClient(override?: { baseUrl?: string | undefined; partnerId: string; partnerSecret: string }): Promise<PartnerClient> {
-    const config = this.config();
+    // `svc login --partner --profile NEW` checks the credentials before NEW exists.
+    const config = this.config({ newProfile: override !== undefined });
     const partnerId = override?.partnerId ?? config.partnerId;
     const partnerSecret = override?.partnerSecret ?? config.partnerSecret;
     if (partnerId === undefined || partnerSecret === undefined) {
@@ -139,6 +153,7 @@ export class CliContext {
       partnerSecret,
       dataDir: config.dataDir,
       ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
+      ...this.clientLimits,
     });
     this.partnerClients.push(client);
     return client;

@@ -40,6 +40,7 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
   'partner trigger': ['svc partner trigger messenger_account:connected'],
   'webhooks listen': ['svc webhooks listen --forward-to 3000/hooks', 'svc webhooks listen --events message:new --forward-to http://localhost:8000/webhooks'],
   serve: ['svc serve --port 8080 --data ./data', 'svc serve --port 0 --data ./data --dev'],
+  dev: ['svc dev --forward-to 3000/hooks', 'svc dev --port 8081 --data ./dev-data --events message:received:new --forward-to http://localhost:3000/webhooks'],
   'admin workspace create': ['svc admin workspace create --data ./data --name "Acme" --quota 1000 --json'],
   'admin workspace update': ['svc admin workspace update 2 --data ./data --quota 5000', 'svc admin workspace update 2 --data ./data --storage-mb 2048'],
   'admin partner create': ['svc admin partner create --data ./data --name Acme --json'],

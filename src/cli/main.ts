@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { createClient } from '../client/create-client.js';
-import { completeWords } from './completion.js';
+import { COMPLETION_TIMEOUT_MS, completeCandidates } from './complete-values.js';
 import { CliContext } from './context.js';
 import { EXIT, redact, reportError } from './errors.js';
 import { fdLineWriter } from './fd-line-writer.js';
@@ -59,17 +59,13 @@ export function processIo(overrides: Partial<CliIo> = {}): CliIo {
  */
 export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
   const resolved = resolveIo(io);
+  if (argv[0] === '__complete') return complete(argv.slice(1), resolved);
   const ctx = new CliContext(resolved, argv);
   const program = buildProgram(ctx, {
     onCommanderError: (message) =>
       ctx.output.error({ code: 'usage_error', message: redact(message, ctx.secrets()), hint: 'run the command with --help for usage' }),
   });
   ctx.program = program;
-  // Asked by the completion scripts on every Tab: answered from the command tree, without parsing the words.
-  if (argv[0] === '__complete') {
-    for (const candidate of completeWords(program, argv.slice(1))) resolved.stdout(`${candidate}\n`);
-    return EXIT.ok;
-  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ctx.exitCode;
@@ -90,4 +86,24 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
   } finally {
     await ctx.close();
   }
+}
+
+/**
+ * `svc __complete WORDS... CURRENT`, asked by the completion scripts on every Tab: candidates on stdout, one a
+ * line. It never prints an error and never waits long: values come within COMPLETION_TIMEOUT_MS or not at all,
+ * and closing what was opened gets a moment more (the binary exits right after).
+ */
+async function complete(words: string[], io: ResolvedIo): Promise<number> {
+  const quiet: ResolvedIo = { ...io, stderr: () => {}, logLines: () => {} };
+  const ctx = new CliContext(quiet, words);
+  ctx.program = buildProgram(ctx, { onCommanderError: () => {} });
+  ctx.clientLimits = { timeoutMs: COMPLETION_TIMEOUT_MS, workers: false };
+  try {
+    for (const candidate of await completeCandidates(ctx, ctx.program, words)) io.stdout(`${candidate}\n`);
+  } catch {
+    // No candidates rather than an error in the middle of the user's command line.
+  } finally {
+    await Promise.race([ctx.close(), new Promise((resolve) => setTimeout(resolve, 200))]);
+  }
+  return EXIT.ok;
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Chalk, type ChalkInstance } from 'chalk';
 import type TableType from 'cli-table3';
 import type { ReportedError } from './errors.js';
+import type { JqFilter } from './jq.js';
 
 /** How a result reads for a human; `--json` ignores it and prints the data. */
 export type View =
@@ -14,7 +15,10 @@ export const rowIfPresent = (label: string, value: unknown): Array<[label: strin
   value === undefined ? [] : [[label, value]];
 
 export interface OutputOptions {
+  /** Results as JSON (--json, or --jq). */
   json: boolean;
+  /** Errors as one JSON line: with --json only; --jq alone is read by a person, as in gh. */
+  jsonErrors: boolean;
   color: boolean;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
@@ -44,6 +48,8 @@ export class Output {
   readonly out: ChalkInstance;
   /** Colours for stderr. */
   readonly err: ChalkInstance;
+  /** `--jq EXPR`, once loaded: results and stream lines go through it instead of being printed whole. */
+  private jq: JqFilter | undefined;
 
   constructor(private readonly options: OutputOptions) {
     this.json = options.json;
@@ -55,14 +61,29 @@ export class Output {
     return this.options.stderrIsTTY;
   }
 
+  /** From here on, JSON output is filtered by `--jq` (which implies --json). */
+  useJq(filter: JqFilter): void {
+    this.jq = filter;
+  }
+
   /** Prints a command's result. */
   result(data: unknown, view: View): void {
     if (this.json) {
+      if (this.jq !== undefined) return this.options.stdout(this.jq(data));
       const text = this.options.stdoutIsTTY ? JSON.stringify(data, null, 2) : JSON.stringify(data);
       this.options.stdout(`${text}\n`);
       return;
     }
     this.options.stdout(this.render(view));
+  }
+
+  /**
+   * One line of a stream (`svc webhooks listen`, `svc dev`), printed as it happens: the text, or with --json
+   * the object as one line of JSON (through --jq when given).
+   */
+  streamLine(text: string, data: unknown): void {
+    if (!this.json) return this.options.stdout(`${text}\n`);
+    this.options.stdout(this.jq === undefined ? `${JSON.stringify(data)}\n` : this.jq(data));
   }
 
   /** Human-only remark on stderr (pagination, what happened); silent with --json. */
@@ -85,7 +106,7 @@ export class Output {
    * script can parse it while stdout stays empty.
    */
   error(reported: Pick<ReportedError, 'code' | 'message' | 'hint'>): void {
-    if (this.json) {
+    if (this.options.jsonErrors) {
       const body = { code: reported.code, message: reported.message, ...(reported.hint ? { hint: reported.hint } : {}) };
       this.options.stderr(`${JSON.stringify({ error: body })}\n`);
       return;

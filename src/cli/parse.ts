@@ -12,6 +12,13 @@ export function nonNegativeInt(value: string): number {
   return Number(value);
 }
 
+/** Commander argument parser: a port to listen on, 0 for a free one. */
+export function port(value: string): number {
+  const n = nonNegativeInt(value);
+  if (n > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535');
+  return n;
+}
+
 /** Commander argument parser: a non-negative number of seconds, fractions allowed. */
 export function seconds(value: string): number {
   const n = Number(value);

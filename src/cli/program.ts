@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerAdmin } from './commands/admin.js';
 import { registerChats } from './commands/chats.js';
+import { registerDev } from './commands/dev.js';
 import { registerFiles } from './commands/files.js';
 import { registerLogin, registerLogout } from './commands/login.js';
 import { registerMessages } from './commands/messages.js';
@@ -17,10 +17,9 @@ import { registerWorkspace } from './commands/workspace.js';
 import { COMPLETION_SHELLS, completionScript } from './completion.js';
 import type { CliContext } from './context.js';
 import { addHelpExamples } from './help-examples.js';
+import { loadJqFilter } from './jq.js';
 import { httpUrl, positiveInt, postgresUrl } from './parse.js';
-
-// Same relative path from src/cli (tests) and dist/cli (the binary).
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+import { VERSION } from './version.js';
 
 /**
  * Builds the command tree for one invocation. Output and exit behaviour are configured on the root
@@ -32,6 +31,7 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
     .description('send messages through connected messenger accounts, on a local engine or a remote instance')
     .version(VERSION, '--version', 'print the version')
     .option('--json', 'print the result as JSON on stdout, nothing else')
+    .option('--jq <expression>', 'filter the JSON result with jq (implies --json): strings print raw, e.g. --jq .token')
     .option('--profile <name>', 'use a saved profile (env SVC_PROFILE)')
     .option('--base-url <url>', 'Public API of a remote instance, e.g. http://127.0.0.1:8080/api (env SVC_BASE_URL)', httpUrl)
     .option('--token <token>', 'API token (env SVC_TOKEN)')
@@ -50,6 +50,12 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
     // Subcommand help lists the global options too (--json, --base-url, --token, --data ...): they work everywhere.
     .configureHelp({ showGlobalOptions: true });
 
+  // jq (jq-wasm) is loaded only when --jq is given, and its expression compiled before the command does anything.
+  program.hook('preAction', async () => {
+    const expression = ctx.globals.jq;
+    if (expression !== undefined) ctx.output.useJq(await loadJqFilter(expression));
+  });
+
   registerSend(program, ctx);
   registerMessages(program, ctx);
   registerChats(program, ctx);
@@ -59,6 +65,7 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
   registerWebhooks(program, ctx);
   registerWebhooksListen(program, ctx);
   registerServe(program, ctx);
+  registerDev(program, ctx);
   registerAdmin(program, ctx);
   registerPartner(program, ctx);
   registerLogin(program, ctx);
@@ -68,7 +75,7 @@ export function buildProgram(ctx: CliContext, errors: { onCommanderError: (messa
   program
     .command('completion')
     .argument('<shell>', COMPLETION_SHELLS.join(' | '))
-    .description('print a shell completion script, e.g. eval "$(svc completion bash)"')
+    .description('print a shell completion script, e.g. `eval "$(svc completion bash)"`')
     .action((shell: string) => ctx.io.stdout(completionScript(shell)));
   addHelpExamples(program);
   return program;

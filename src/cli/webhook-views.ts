@@ -17,22 +17,22 @@ export const webhookView = (w: WebhookDto & { secret?: string }): View => ({
   ],
 });
 
-/** A new subscription: the record, its secret, and the warning that it is shown this once. */
-export const createdWebhookView = (w: CreatedWebhookDto): View => ({
+/** A new subscription: the record, its secret, and the warning that it is shown this once. `webhooksCommand`: `svc webhooks` or `svc partner webhooks`. */
+export const createdWebhookView = (w: CreatedWebhookDto, webhooksCommand: string): View => ({
   kind: 'lines',
   lines: [
     `Created webhook ${w.id}: ${w.event_type} -> ${w.url}${w.enabled ? '' : ' (disabled)'}`,
     `Signing secret: ${w.secret}`,
-    `Keep it now: it is not shown again unless you run \`svc webhooks get ${w.id} --show-secret\`.`,
+    `Keep it now: it is not shown again unless you run \`${webhooksCommand} get ${w.id} --show-secret\`.`,
   ],
 });
 
-/** Subscriptions of the workspace. */
-export const webhooksTable = (page: Page<WebhookDto>): View => ({
+/** Subscriptions of the workspace (or the partner: `webhooksCommand` is the one that manages them). */
+export const webhooksTable = (page: Page<WebhookDto>, webhooksCommand: string): View => ({
   kind: 'table',
   head: ['id', 'event_type', 'url', 'enabled', 'errors'],
   rows: page.items.map((w) => [w.id, w.event_type, w.url, w.enabled, w.errors_counter]),
-  empty: 'no webhook subscriptions (create one with `svc webhooks create --event E --url U`)',
+  empty: `no webhook subscriptions (create one with \`${webhooksCommand} create --event E --url U\`)`,
 });
 
 const lastAttempt = (d: WebhookDeliveryDto) => d.attempts[d.attempts.length - 1];

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Conf from 'conf';
+import { withAreaPath } from './base-url.js';
 
 /** What one saved profile holds. Field names match the wire style so `profile show --json` reads naturally. */
 export interface Profile {
@@ -134,6 +135,11 @@ export interface ResolvedConfig {
   partnerId: string | undefined;
   partnerSecret: string | undefined;
   sources: { baseUrl: ConfigSource; token: ConfigSource; dataDir: ConfigSource; databaseUrl: ConfigSource };
+  /**
+   * The flag or variable (`--data`, `SVC_HOME`, `--database`, `SVC_DATABASE_URL`) that made a profile with a
+   * saved server step aside for the local engine; undefined when nothing did. `svc status` and `svc login` warn.
+   */
+  profileSetAsideBy: string | undefined;
 }
 
 /** The data directory used when nothing names one: `~/.local/share/svc`. */
@@ -172,7 +178,11 @@ export function resolveConfig(
   const remote: Profile = localAsked ? {} : p;
   const localFlag = dataDir.source === 'flag' || database.source === 'flag';
   const baseUrl = pick(flags.baseUrl, localFlag ? undefined : env['SVC_BASE_URL'], remote.base_url);
-  const token = pick(flags.token, env['SVC_TOKEN'], remote.token);
+  // The saved token belongs to the saved server, as gh keeps a token per host: it goes with the profile's base
+  // URL however that URL was given (`--base-url` typed again after `svc login`, even with SVC_HOME set), and
+  // never to another server.
+  const profileToken = baseUrl.value !== undefined && p.base_url !== undefined && sameApiBase(baseUrl.value, p.base_url) ? p.token : undefined;
+  const token = pick(flags.token, env['SVC_TOKEN'], profileToken);
   return {
     profileName,
     profileExplicit: named.value !== undefined,
@@ -185,5 +195,30 @@ export function resolveConfig(
     partnerId: pick(undefined, env['SVC_PARTNER_ID'], p.partner_id).value,
     partnerSecret: pick(undefined, env['SVC_PARTNER_SECRET'], p.partner_secret).value,
     sources: { baseUrl: baseUrl.source, token: token.source, dataDir: dataDir.source, databaseUrl: database.source },
+    profileSetAsideBy:
+      localAsked && baseUrl.value === undefined && (p.base_url !== undefined || p.partner_base_url !== undefined)
+        ? localSelector(dataDir.source, database.source)
+        : undefined,
   };
+}
+
+/** Which setting chose the local engine, as the user would type it. */
+function localSelector(dataDir: ConfigSource, database: ConfigSource): string {
+  if (database === 'flag') return '--database';
+  if (dataDir === 'flag') return '--data';
+  return database === 'env' ? 'SVC_DATABASE_URL' : 'SVC_HOME';
+}
+
+/** Two base URLs of the same Public API: the server root stands for its `/api`, a trailing slash is no difference. */
+export function sameApiBase(a: string, b: string): boolean {
+  const normal = (url: string): string => {
+    const based = withAreaPath(url, '/api');
+    try {
+      const parsed = new URL(based);
+      return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      return based;
+    }
+  };
+  return normal(a) === normal(b);
 }

@@ -13,6 +13,10 @@ export interface ClientConfig {
    * A remote instance always acts on the token's workspace, so it is not sent there.
    */
   workspaceId?: number | undefined;
+  /** Longest wait for an answer: an HTTP request (connecting included), or another process's SQLite write lock. */
+  timeoutMs?: number | undefined;
+  /** Start the local engine's workers (default true). Shell completion only reads, and must not send anything. */
+  workers?: boolean | undefined;
 }
 
 /**
@@ -22,7 +26,7 @@ export interface ClientConfig {
 export async function createClient(config: ClientConfig): Promise<SvcClient> {
   if (config.baseUrl !== undefined && config.baseUrl !== '') {
     const { createHttpClient } = await import('./http-client.js');
-    return createHttpClient({ baseUrl: config.baseUrl, token: config.token ?? '' });
+    return createHttpClient({ baseUrl: config.baseUrl, token: config.token ?? '', ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }) });
   }
   const { openLocalClient } = await import('./local-client.js');
   return openLocalClient({
@@ -30,5 +34,7 @@ export async function createClient(config: ClientConfig): Promise<SvcClient> {
     ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
     ...(config.token === undefined ? {} : { token: config.token }),
     ...(config.workspaceId === undefined ? {} : { workspaceId: config.workspaceId }),
+    ...(config.timeoutMs === undefined ? {} : { busyTimeoutMs: config.timeoutMs }),
+    ...(config.workers === undefined ? {} : { workers: config.workers }),
   });
 }

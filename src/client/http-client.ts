@@ -33,9 +33,9 @@ export function createHttpClient(opts: HttpClientOptions): SvcClient {
   // `/sim` sits beside `/api` (DESIGN.md section 3), under whatever prefix a proxy put in front of both.
   const simBase = `${apiBase.endsWith('/api') ? apiBase.slice(0, -'/api'.length) : parsed.origin}/sim`;
   const target = displayUrl(parsed);
-  const ownAgent = opts.dispatcher === undefined ? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } }) : undefined;
-  const dispatcher = opts.dispatcher ?? (ownAgent as Agent);
   const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const ownAgent = opts.dispatcher === undefined ? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: Math.min(10_000, timeout) } }) : undefined;
+  const dispatcher = opts.dispatcher ?? (ownAgent as Agent);
 
   const call = async <T>(method: Method, url: string, body?: Body): Promise<T> => {
     const headers: Record<string, string> = { accept: 'application/json' };

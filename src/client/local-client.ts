@@ -15,6 +15,10 @@ export interface LocalClientOptions {
   token?: string;
   /** A workspace id in this database (whoever can read the data directory may act for any workspace). */
   workspaceId?: number;
+  /** How long a write waits for another process's SQLite lock (the engine's default otherwise). */
+  busyTimeoutMs?: number;
+  /** Start the background workers (default true). */
+  workers?: boolean;
 }
 
 /**
@@ -22,7 +26,12 @@ export interface LocalClientOptions {
  * background workers, so queued messages go out while this process lives.
  */
 export async function openLocalClient(options: LocalClientOptions): Promise<SvcClient> {
-  const engine = await openEngine({ dataDir: options.dataDir, dev: true, ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }) });
+  const engine = await openEngine({
+    dataDir: options.dataDir,
+    dev: true,
+    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+  });
   try {
     // Resolved on first use: `svc sim scan` needs no workspace (the link names it), so it must not create one.
     // The promise is kept, so concurrent first uses resolve it once; a failure is not kept (the next call retries).
@@ -34,7 +43,7 @@ export async function openLocalClient(options: LocalClientOptions): Promise<SvcC
       });
       return workspaceId;
     };
-    engine.workers.start();
+    if (options.workers !== false) engine.workers.start();
     return createLocalClient(engine, workspace, localTarget(options), () => engine.close());
   } catch (error) {
     await engine.close();

@@ -31,10 +31,10 @@ export function createPartnerHttpClient(opts: PartnerHttpClientOptions): Partner
   if (!/^https?:\/\/[^/]/.test(base)) {
     throw new SvcError('validation_error', `Invalid Partner API URL: ${base}`, { hint: 'e.g. SVC_PARTNER_BASE_URL=http://127.0.0.1:8080/partner' });
   }
-  const ownAgent = opts.dispatcher === undefined ? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } }) : undefined;
+  const timeout = opts.timeoutMs ?? 30_000;
+  const ownAgent = opts.dispatcher === undefined ? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: Math.min(10_000, timeout) } }) : undefined;
   const dispatcher = opts.dispatcher ?? (ownAgent as Agent);
   const clock = opts.clock ?? systemClock;
-  const timeout = opts.timeoutMs ?? 30_000;
 
   // A fresh JWT for every request, the listen stream's included.
   const authHeaders = (): Record<string, string> => ({

@@ -15,8 +15,15 @@ export async function openPartnerLocalClient(options: {
   databaseUrl?: string | undefined;
   partnerId: string;
   partnerSecret: string;
+  timeoutMs?: number | undefined;
+  workers?: boolean | undefined;
 }): Promise<PartnerClient> {
-  const engine = await openEngine({ dataDir: options.dataDir, dev: true, ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }) });
+  const engine = await openEngine({
+    dataDir: options.dataDir,
+    dev: true,
+    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+    ...(options.timeoutMs === undefined ? {} : { busyTimeoutMs: options.timeoutMs }),
+  });
   let known: boolean;
   try {
     known = await engine.partners.verifySecret(options.partnerId, options.partnerSecret);
@@ -31,7 +38,7 @@ export async function openPartnerLocalClient(options: {
     });
   }
   // Workers run so that a scan or a send in this process completes like on the server.
-  engine.workers.start();
+  if (options.workers !== false) engine.workers.start();
   return createPartnerLocalClient(engine, options.partnerId, localTarget(options), () => engine.close());
 }
 

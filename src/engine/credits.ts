@@ -59,7 +59,7 @@ export async function debitCredits(store: WorkspaceStore, row: WorkspaceRow, mes
     const fresh = (await store.byId(current.id)) ?? current;
     const remaining = Math.max(0, fresh.quota_total - fresh.quota_used);
     throw new SvcError('quota_exceeded', `Messaging quota exhausted: ${remaining} of ${fresh.quota_total} credits left, this message needs ${credits}`, {
-      hint: 'wait for the next quota period or ask support to raise the quota (svc admin workspace update --quota N)',
+      hint: `wait for the next quota period or ask support to raise the quota (\`svc admin workspace update ${current.id} --quota N\`)`,
       details: { remaining, needed: credits },
     });
   }

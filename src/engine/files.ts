@@ -30,7 +30,7 @@ export async function uploadFile(ctx: EngineContext, workspaceId: number, input:
     const limit = workspace.storage_limit_bytes ?? tx.config.defaultStorageBytes;
     if (workspace.storage_used_bytes + size > limit) {
       throw new SvcError('storage_quota_exceeded', `This upload would take the workspace past its storage quota of ${mebibytes(limit)} MiB (${mebibytes(workspace.storage_used_bytes)} MiB in use)`, {
-        hint: 'delete files you no longer need (svc files delete UID --yes), or ask the operator to raise it (svc admin workspace update WS --storage-mb N)',
+        hint: `delete files you no longer need (\`svc files delete UID --yes\`), or ask the operator to raise it (\`svc admin workspace update ${workspaceId} --storage-mb N\`)`,
       });
     }
     await tx.stores.files.insert({ uid, workspaceId, filename, mimetype, size, content: input.content, now });

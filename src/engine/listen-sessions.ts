@@ -69,7 +69,7 @@ export const listenSessionsOf = (ctx: EngineContext, row: { workspace_id: number
 
 function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly string[]): ListenSessionsApi {
   const owner = scope.workspaceId !== null ? 'workspace' : 'partner';
-  const command = scope.workspaceId !== null ? 'svc webhooks listen' : 'svc partner webhooks listen';
+  const listenCommand = scope.workspaceId !== null ? 'svc webhooks listen' : 'svc partner webhooks listen';
   // Workspace keys keep their original form, so secrets made before partner sessions existed stay valid.
   const secretKey = scope.workspaceId !== null ? `listen_secret:${scope.workspaceId}` : `listen_secret:partner:${scope.partnerId}`;
 
@@ -86,7 +86,7 @@ function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly stri
   const session = async (c: EngineContext, id: unknown): Promise<ListenSessionRow> => {
     if (typeof id !== 'string' || !/^ls_[0-9a-f]{24}$/.test(id)) throw notFound('listen session');
     const row = await c.stores.listen.byId(id, scope);
-    if (row === undefined) throw notFound(`listen session ${id}`, `it was closed or expired; start \`${command}\` again`);
+    if (row === undefined) throw notFound(`listen session ${id}`, `it was closed or expired; start \`${listenCommand}\` again`);
     return row;
   };
 
@@ -116,7 +116,7 @@ function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly stri
         if ((await listen.countOpen(scope)) >= LISTEN_SESSIONS_PER_WORKSPACE) {
           throw conflict(
             `This ${owner} already has ${LISTEN_SESSIONS_PER_WORKSPACE} open listen sessions`,
-            `stop a running \`${command}\` (Ctrl-C); a session whose stream is gone expires after a minute`,
+            `stop a running \`${listenCommand}\` (Ctrl-C); a session whose stream is gone expires after a minute`,
           );
         }
         const signing = await secret(tx);
@@ -146,7 +146,7 @@ function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly stri
       const claimed = await inWriteTransaction(
         ctx,
         async (tx) => {
-          if (!(await tx.stores.listen.lockSession(row.id))) throw notFound(`listen session ${row.id}`, `it was closed or expired; start \`${command}\` again`);
+          if (!(await tx.stores.listen.lockSession(row.id))) throw notFound(`listen session ${row.id}`, `it was closed or expired; start \`${listenCommand}\` again`);
           const free = LISTEN_IN_FLIGHT_CAP - (await tx.stores.listen.inFlight(sessionOwner, now));
           if (free <= 0) return [];
           return tx.stores.deliveries.claim({

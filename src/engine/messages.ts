@@ -133,7 +133,7 @@ async function defaultSender(ctx: EngineContext, workspaceId: number): Promise<A
         'send again once an account resumes, or connect another one',
       );
     }
-    throw conflict('This workspace has no connected messenger account', 'connect one (svc sim connect --phone +15550001234 on the sim network)');
+    throw conflict('This workspace has no connected messenger account', 'connect one (`svc sim connect --phone +15550001234` on the sim network)');
   }
   return account;
 }

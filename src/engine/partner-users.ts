@@ -27,7 +27,7 @@ export async function createUsers(ctx: EngineContext, partnerId: number, workspa
     const free = workspace.seats_purchased - used;
     if (count > free) {
       throw new SvcError('seats_full', `Not enough free seats: ${count} requested, ${Math.max(0, free)} of ${workspace.seats_purchased} free`, {
-        hint: 'raise seats_purchased first (svc partner workspace update WS --seats N)',
+        hint: `raise seats_purchased first (\`svc partner workspace update ${workspaceId} --seats N\`)`,
         details: { seats_purchased: workspace.seats_purchased, seats_used: used, requested: count },
       });
     }
@@ -56,7 +56,7 @@ export async function listUsers(ctx: EngineContext, partnerId: number, workspace
 export async function partnerUser(ctx: EngineContext, partnerId: number, workspaceId: number, userId: number): Promise<PartnerUserRow> {
   await partnerWorkspace(ctx, partnerId, workspaceId);
   const user = await ctx.stores.partners.userOf(userId, workspaceId);
-  if (user === undefined) throw notFound(`user ${userId} in workspace ${workspaceId}`, 'list users with `svc partner users list WS`');
+  if (user === undefined) throw notFound(`user ${userId} in workspace ${workspaceId}`, `list users with \`svc partner users list ${workspaceId}\``);
   return user;
 }
 

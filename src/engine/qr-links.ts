@@ -65,10 +65,10 @@ export function scanQrLink(ctx: EngineContext, input: SimScanInput): Promise<Sim
     const now = tx.clock.now();
     const link = await findLink(tx, input, now);
     const state = qrLinkState(link, now);
-    if (state !== 'waiting') throw conflict(`This QR link is ${state}`, 'ask for a new link (svc partner qr WS USER)');
+    if (state !== 'waiting') throw conflict(`This QR link is ${state}`, `ask for a new link (\`svc partner qr ${link.workspace_id} ${link.user_id}\`)`);
     const current = await tx.stores.accounts.byUser(link.user_id);
     if (current !== undefined && current.status !== 'disconnected' && current.phone !== input.phone) {
-      throw conflict(`User ${link.user_id} already has ${current.phone} connected`, 'disconnect it first (svc partner account disconnect WS USER --yes)');
+      throw conflict(`User ${link.user_id} already has ${current.phone} connected`, `disconnect it first (\`svc partner account disconnect ${link.workspace_id} ${link.user_id} --yes\`)`);
     }
     const account = await connectAccount(tx, link.workspace_id, { phone: input.phone, userId: link.user_id });
     await tx.stores.qrLinks.markConnected(link.id, account.id, now);
@@ -81,7 +81,7 @@ async function findLink(ctx: EngineContext, input: SimScanInput, now: number): P
   let code: string | null;
   if (input.qr_link !== undefined) {
     code = codeFromQrLink(input.qr_link);
-    if (code === null) throw invalid('qr_link is not a connection link', 'pass the link `svc partner qr` printed');
+    if (code === null) throw invalid('qr_link is not a connection link', 'pass the link `svc partner qr WS USER` printed');
   } else if (input.payload !== undefined) {
     code = await resolvePairingPayload(input.payload, now, async (key) => (await ctx.stores.qrLinks.byPairingKey(key))?.code ?? null);
     if (code === null) throw notFound('QR code', 'scan the code the page shows right now; it changes every 20 s');

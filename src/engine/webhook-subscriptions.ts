@@ -50,13 +50,15 @@ export const partnerSubscriptions = (ctx: EngineContext, partnerId: number): Web
 
 function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readonly string[]): WebhookSubscriptionsApi {
   const mode = ctx.config.dev ? 'dev' : 'strict';
+  // Hints name the commands of this scope: a partner manages its subscriptions under `svc partner webhooks`.
+  const webhooksCommand = scope.workspaceId !== null ? 'svc webhooks' : 'svc partner webhooks';
   // After the commit: the worker (on PostgreSQL every replica's) looks for the new delivery now, not at its next poll.
   const wake = (): void => ctx.wake(WEBHOOKS_WAKE);
 
   const eventType = (value: unknown): string => {
     if (typeof value !== 'string' || !events.includes(value)) {
       const suggestion = typeof value === 'string' ? didYouMean(value, events) : undefined;
-      throw invalid(`event_type must be one of ${events.join(', ')}`, suggestion ?? 'see `svc webhooks create --help` for the event list');
+      throw invalid(`event_type must be one of ${events.join(', ')}`, suggestion ?? `see \`${webhooksCommand} create --help\` for the event list`);
     }
     return value;
   };
@@ -69,7 +71,7 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
   const row = async (c: EngineContext, id: number): Promise<WebhookRow> => {
     assertId('webhook id', id);
     const found = await c.stores.webhooks.byId(scope, id);
-    if (found === undefined) throw notFound(`webhook ${id}`, 'list subscriptions with `svc webhooks list`');
+    if (found === undefined) throw notFound(`webhook ${id}`, `list subscriptions with \`${webhooksCommand} list\``);
     return found;
   };
   const delivery = async (c: EngineContext, subscriptionId: number, deliveryId: number): Promise<WebhookDeliveryDto> => {
@@ -95,7 +97,7 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
       return inWriteTransaction(ctx, async (tx) => {
         const limit = tx.config.webhookSubscriptionLimit;
         if ((await tx.stores.webhooks.count(scope)) >= limit) {
-          throw conflict(`at most ${limit} webhook subscriptions are allowed`, 'delete one you no longer need (`svc webhooks delete ID --yes`)');
+          throw conflict(`at most ${limit} webhook subscriptions are allowed`, `delete one you no longer need (\`${webhooksCommand} delete ID --yes\`)`);
         }
         const id = await tx.stores.webhooks.insert({ ...scope, eventType: type, url, enabled: on, secret, now: tx.clock.now() });
         return { ...webhookDto(await row(tx, id)), secret };
@@ -143,7 +145,7 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
       const deliveryId = await inWriteTransaction(ctx, async (tx) => {
         const subscription = await row(tx, id);
         if (subscription.enabled !== 1) {
-          throw conflict(`webhook ${id} is disabled, so a test event would not be delivered`, `enable it first: svc webhooks update ${id} --enable`);
+          throw conflict(`webhook ${id} is disabled, so a test event would not be delivered`, `enable it first: \`${webhooksCommand} update ${id} --enable\``);
         }
         const payload = samplePayload(tx, subscription.event_type);
         return tx.stores.deliveries.enqueue({ subscriptionId: id, eventType: subscription.event_type, payload, now: tx.clock.now() });

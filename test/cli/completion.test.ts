@@ -43,8 +43,15 @@ describe('svc completion', () => {
   it('bash: the script completes through the real binary', async () => {
     const file = join(tempDir(), 'svc.bash');
     execFileSync('sh', ['-c', `cat > ${file}`], { input: await script('bash') });
-    const out = execFileSync('bash', ['-c', `source ${file}; COMP_WORDS=(svc partner to); COMP_CWORD=2; _svc_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], { env: shellEnv() });
-    expect(out.toString()).toBe('token\n');
+    // bash sets COMP_LINE and COMP_POINT (the cursor) for a completion function, as these runs do.
+    const complete = (line: string) =>
+      execFileSync('bash', ['-c', `source ${file}; COMP_LINE='${line}'; COMP_POINT=\${#COMP_LINE}; _svc_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+        env: shellEnv(),
+      }).toString();
+    expect(complete('svc partner to')).toBe('token\n');
+    // bash replaces only what follows the last ':' of the word (COMP_WORDBREAKS), so that is what it is given.
+    expect(complete('svc trigger chat:un')).toBe('unassigned\n');
+    expect(complete('svc webhooks create --event message:received')).toBe('received:new\n');
   });
 
   it.skipIf(!has('zsh'))('zsh: the script completes through the real binary (compadd stubbed)', async () => {

@@ -45,7 +45,7 @@ export function registerAdminDatabase(admin: Command, ctx: CliContext): void {
       refuseRemote(ctx);
       const config = ctx.config();
       if (config.databaseUrl === undefined) {
-        throw usageError('svc admin copy needs the target: --database URL', 'e.g. svc admin copy --data ./data --database postgres://svc@127.0.0.1:5432/svc');
+        throw usageError('`svc admin copy` needs the target: --database URL', 'e.g. `svc admin copy --data ./data --database postgres://svc@127.0.0.1:5432/svc`');
       }
       const path = await existingInstance(config.dataDir);
       const { openDatabase } = await import('../../store/database.js');
@@ -62,7 +62,7 @@ export function registerAdminDatabase(admin: Command, ctx: CliContext): void {
             { tables, rows },
             { kind: 'table', head: ['table', 'rows'], rows: tables.map((table) => [table.table, table.rows]), empty: 'no tables' },
           );
-          ctx.output.note(`copied ${rows} rows; start svc serve with --database (the data directory is left as it was)`);
+          ctx.output.note(`copied ${rows} rows; start \`svc serve --database URL\` (the data directory is left as it was)`);
         } finally {
           await target.close();
         }

@@ -10,7 +10,7 @@ export function registerFiles(program: Command, ctx: CliContext): void {
 
   files
     .command('upload <path>')
-    .description('upload a file; its uid can be sent with `svc send --file-uid`')
+    .description('upload a file; its uid can be sent with `svc send --file-uid UID`')
     .action(async (path: string) => {
       const input = await readUpload(path);
       const file = await (await ctx.client()).uploadFile(input);

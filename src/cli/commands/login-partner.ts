@@ -1,6 +1,7 @@
 import { DEFAULT_PROFILE } from '../../client/config.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
+import { warnLoginOverridden } from '../profile-warnings.js';
 
 /** Options of `svc login --partner`. */
 export interface PartnerLoginOptions {
@@ -27,16 +28,17 @@ export async function loginPartner(ctx: CliContext, opts: PartnerLoginOptions): 
   const partnerId =
     opts.partnerId ??
     nonEmpty(io.env['SVC_PARTNER_ID']) ??
-    (await ctx.ask({ kind: 'input', message: 'Partner ID:' }, 'svc login --partner needs --partner-id ID (or SVC_PARTNER_ID)'));
+    (await ctx.ask({ kind: 'input', message: 'Partner ID:' }, '`svc login --partner` needs --partner-id ID (or SVC_PARTNER_ID)'));
   const partnerSecret =
     opts.partnerSecret ??
     nonEmpty(io.env['SVC_PARTNER_SECRET']) ??
-    (await ctx.ask({ kind: 'password', message: 'Partner Secret:' }, 'svc login --partner needs SVC_PARTNER_SECRET or a terminal to ask on'));
+    (await ctx.ask({ kind: 'password', message: 'Partner Secret:' }, '`svc login --partner` needs SVC_PARTNER_SECRET or a terminal to ask on'));
 
   const client = await ctx.partnerClient({ baseUrl, partnerId, partnerSecret });
   const partner = await client.describe();
   profiles.save(name, { partner_id: partnerId, partner_secret: partnerSecret, ...(baseUrl === undefined ? {} : { partner_base_url: baseUrl }) });
   profiles.use(name);
+  warnLoginOverridden(ctx, name, {});
   const result = { profile: name, partner_id: partner.partner_id, name: partner.name, partner_base_url: baseUrl ?? null };
   ctx.output.result(result, {
     kind: 'lines',

@@ -4,6 +4,7 @@ import { isSvcError, SvcError } from '../../engine/errors.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { httpUrl } from '../parse.js';
+import { warnLoginOverridden } from '../profile-warnings.js';
 import { loginPartner, type PartnerLoginOptions } from './login-partner.js';
 
 /** `svc login`: checks a base URL and token against the server and saves them as a profile. */
@@ -26,13 +27,13 @@ export function registerLogin(program: Command, ctx: CliContext): void {
         nonEmpty(io.env['SVC_BASE_URL']) ??
         (await ctx.ask(
           { kind: 'input', message: 'Base URL of the Public API:', default: existing?.base_url ?? 'http://127.0.0.1:8080/api' },
-          'svc login needs --base-url URL, e.g. http://127.0.0.1:8080/api',
+          '`svc login` needs --base-url URL, e.g. http://127.0.0.1:8080/api',
         ));
       if (!/^https?:\/\/[^/]/.test(baseUrl)) throw usageError(`"${baseUrl}" is not an http(s) URL`, 'pass e.g. --base-url http://127.0.0.1:8080/api');
       const token =
         globals.token ??
         nonEmpty(io.env['SVC_TOKEN']) ??
-        (await ctx.ask({ kind: 'password', message: 'API token:' }, 'svc login needs --token T (or SVC_TOKEN)'));
+        (await ctx.ask({ kind: 'password', message: 'API token:' }, '`svc login` needs --token T (or SVC_TOKEN)'));
 
       const client = await ctx.client({ remote: { baseUrl, token } });
       let workspace;
@@ -49,6 +50,7 @@ export function registerLogin(program: Command, ctx: CliContext): void {
 
       profiles.save(name, { base_url: baseUrl, token });
       profiles.use(name);
+      warnLoginOverridden(ctx, name, { baseUrl, token });
       const result = { profile: name, base_url: baseUrl, workspace: { id: workspace.id, name: workspace.name } };
       ctx.output.result(result, {
         kind: 'lines',

@@ -44,7 +44,7 @@ export function registerPartnerQr(partner: Command, ctx: CliContext): void {
         ctx.output.note(`expires at ${link.expires_at}; a new link for this user revokes this one`);
       }
       if (opts.wait !== true) return;
-      const account = await waitForConnection(ctx, accountOf, user, before, opts.timeout * 1000);
+      const account = await waitForConnection(ctx, accountOf, ws, user, before, opts.timeout * 1000);
       ctx.output.result({ ...result, phone: account.phone, connected_at: account.connected_at }, {
         kind: 'lines',
         lines: [`connected ${account.phone}`],
@@ -89,6 +89,7 @@ function userAccountReader(client: PartnerClient, ws: number, user: number): () 
 async function waitForConnection(
   ctx: CliContext,
   accountOf: () => Promise<PartnerUserAccountDto | null>,
+  ws: number,
   user: number,
   before: PartnerUserAccountDto | null,
   timeoutMs: number,
@@ -104,5 +105,5 @@ async function waitForConnection(
     interrupted: () => new CliError('interrupted', 'stopped waiting for the scan', 'the link stays valid until it expires', EXIT.interrupted),
   });
   if (isNew(account)) return account;
-  throw new CliError('timeout', `user ${user} did not connect within ${Math.round(timeoutMs / 1000)} s`, '`svc partner users list WS` shows the account once connected');
+  throw new CliError('timeout', `user ${user} did not connect within ${Math.round(timeoutMs / 1000)} s`, `\`svc partner users list ${ws}\` shows the account once connected`);
 }

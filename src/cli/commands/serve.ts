@@ -2,7 +2,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT, usageError } from '../errors.js';
 import type { InterruptSignal } from '../io.js';
-import { httpUrl, nonNegativeInt, positiveInt, secondsListToMs } from '../parse.js';
+import { describeStore } from '../../client/store-description.js';
+import { httpUrl, port, positiveInt, secondsListToMs } from '../parse.js';
+import { VERSION } from '../version.js';
 
 interface ServeFlags {
   port: number;
@@ -38,7 +40,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--metrics-token <token>', 'require Authorization: Bearer <token> on GET /metrics (env SVC_METRICS_TOKEN)')
     .action(async (opts: ServeFlags) => {
       if (ctx.globals.baseUrl !== undefined) {
-        throw usageError('svc serve serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
+        throw usageError('`svc serve` serves a local data directory, not a remote instance', 'drop --base-url; pass --data DIR');
       }
       const log = (line: string) => ctx.io.stdout(`${line}\n`);
       const sendLeaseMs = leaseFromEnv(ctx.io.env['SVC_SEND_LEASE_MS']);
@@ -69,6 +71,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
       // Scripts wait for exactly this line, with the real port when --port 0 was asked for.
       const origin = new URL(handle.url).origin;
       log(`listening on ${origin}`);
+      // Which release serves which store (the PostgreSQL password masked): the first thing to check in a log.
+      log(`  svc          ${VERSION}`);
+      log(`  Store        ${describeStore({ dataDir, databaseUrl })}`);
       // The server root is not an API: say where each one is, so nobody passes the root as --base-url.
       log(`  Public API   ${origin}/api   (--base-url; OpenAPI: ${origin}/api/openapi.json)`);
       log(`  Partner API  ${origin}/partner   (OpenAPI: ${origin}/partner/openapi.json)`);
@@ -85,12 +90,6 @@ export function registerServe(program: Command, ctx: CliContext): void {
 function logFormat(value: string): 'text' | 'json' | 'none' {
   if (value === 'text' || value === 'json' || value === 'none') return value;
   throw new InvalidArgumentError('expected text, json or none');
-}
-
-function port(value: string): number {
-  const n = nonNegativeInt(value);
-  if (n > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535');
-  return n;
 }
 
 /**

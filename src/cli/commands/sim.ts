@@ -4,6 +4,7 @@ import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import type { View } from '../output.js';
 import { positiveInt } from '../parse.js';
+import { scanQrLink } from '../sim-scan.js';
 
 interface WorkspaceOption {
   workspace?: number;
@@ -96,12 +97,12 @@ export function registerSim(program: Command, ctx: CliContext): void {
 
   sim
     .command('scan')
-    .argument('<qr_link>', 'a link printed by `svc partner qr`')
+    .argument('<qr_link>', 'a link printed by `svc partner qr WS USER`')
     .description('the simulated phone scans a partner QR link and connects as that link\'s user')
     .requiredOption('--phone <phone>', 'number of the scanning phone, e.g. +15550001')
     .action(async (link: string, opts: { phone: string }) => {
       // The link, not a workspace, says where the account goes: no --workspace here.
-      const result = await (await ctx.client()).sim.scan({ qr_link: link, phone: opts.phone });
+      const result = await scanQrLink(ctx, link, opts.phone);
       ctx.output.result(result, {
         kind: 'record',
         rows: [['phone', result.phone], ['status', result.status], ['workspace_id', result.workspace_id], ['user_id', result.user_id]],

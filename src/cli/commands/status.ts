@@ -6,6 +6,7 @@ import type { ConfigSource } from '../../client/config.js';
 import type { CliContext } from '../context.js';
 import { reportError } from '../errors.js';
 import { rowIfPresent } from '../output.js';
+import { warnProfileSetAside } from '../profile-warnings.js';
 
 const SOURCE_WORDS: Record<ConfigSource, string> = {
   flag: 'from a flag',
@@ -25,6 +26,7 @@ export function registerStatus(program: Command, ctx: CliContext): void {
     .description('show which instance and workspace commands use, and where each setting comes from')
     .action(async () => {
       const config = ctx.config();
+      warnProfileSetAside(ctx, config);
       const remote = config.baseUrl !== undefined;
       const base = {
         target: remote ? 'remote' : 'local',

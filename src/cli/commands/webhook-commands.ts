@@ -32,7 +32,7 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
     .action(async (opts: { event: string; url: string; disabled?: boolean }) => {
       const input = { event_type: knownEvent(opts.event, help), url: opts.url, enabled: opts.disabled !== true };
       const created = await (await client()).create(input);
-      ctx.output.result(created, createdWebhookView(created));
+      ctx.output.result(created, createdWebhookView(created, help.command));
     });
 
   webhooks
@@ -43,7 +43,7 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
     .action(async (opts: PageOptions) => {
       const source = await client();
       const page = await fetchPages(opts, (n) => source.list(n));
-      ctx.output.result(page, webhooksTable(page));
+      ctx.output.result(page, webhooksTable(page, help.command));
       notePage(ctx.output, page, `${help.command} list`);
     });
 
@@ -120,7 +120,7 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
     .action(async (id: number) => {
       const delivery = await (await client()).test(id);
       ctx.output.result(delivery, deliveryView(delivery));
-      ctx.output.note(`follow it with: ${help.command} deliveries ${id}`);
+      ctx.output.note(`follow it with: \`${help.command} deliveries ${id}\``);
     });
 }
 

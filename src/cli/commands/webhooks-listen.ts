@@ -59,14 +59,46 @@ async function listen(ctx: CliContext, scope: ListenScope, opts: ListenFlags): P
   const { output } = ctx;
   if (opts.printSecret === true) {
     const secret = await listener.secret();
-    ctx.io.stdout(output.json ? `${JSON.stringify({ secret })}\n` : `${secret}\n`);
+    output.result({ secret }, { kind: 'lines', lines: [secret] });
     return;
   }
   if (opts.retryDelays !== undefined && scope.remote()) {
     output.warn('--retry-delays applies to the local engine; a server uses its own --webhook-retry-delays');
   }
+  const signal = await forwardEvents(ctx, listener, opts, (session, target) =>
+    output.streamLine(`Ready! Your webhook signing secret is ${session.secret} (^C to quit)`, {
+      type: 'ready',
+      session_id: session.id,
+      secret: session.secret,
+      events: session.events,
+      forward_to: target?.url ?? null,
+    }),
+  );
+  if (signal !== null) ctx.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
+}
+
+/** What `forwardEvents` listens for and where it forwards. */
+export interface ForwardOptions {
+  forwardTo?: string | undefined;
+  events?: string[] | undefined;
+  headers?: Record<string, string> | undefined;
+  retryDelays?: number[] | undefined;
+}
+
+/**
+ * Opens a listen session, announces it, then prints each event (`-->`) and forwards it (`<--`) until Ctrl-C or
+ * SIGTERM, and removes the session whatever happens. Resolves with the signal that stopped it. Shared by
+ * `svc webhooks listen`, `svc partner webhooks listen` and `svc dev`.
+ */
+export async function forwardEvents(
+  ctx: CliContext,
+  listener: ListenClient,
+  opts: ForwardOptions,
+  announce: (session: ListenSession, target: ForwardTarget | null) => void,
+): Promise<InterruptSignal | null> {
+  const { output } = ctx;
   // Listener lines go straight to stdout, one per event or forward, as they happen: a stream, not one result.
-  const line = (text: string, json: Record<string, unknown>) => ctx.io.stdout(output.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+  const line = (text: string, json: Record<string, unknown>) => output.streamLine(text, json);
 
   // Subscribe before opening: a Ctrl-C at any moment from here on closes the session.
   let signal: InterruptSignal | null = null;
@@ -81,17 +113,11 @@ async function listen(ctx: CliContext, scope: ListenScope, opts: ListenFlags): P
       retryDelaysMs: opts.retryDelays,
       onStatus: (status) => reportStatus(ctx, status),
     });
-    if (signal !== null) return;
+    if (signal !== null) return signal;
     // Loaded here, not at the top: it pulls in undici, which every other command would pay for at start-up.
     const { forwardDelivery } = await import('../../client/listen-forward.js');
     const target: ForwardTarget | null = opts.forwardTo === undefined ? null : { url: opts.forwardTo, headers: opts.headers ?? {} };
-    line(`Ready! Your webhook signing secret is ${session.secret} (^C to quit)`, {
-      type: 'ready',
-      session_id: session.id,
-      secret: session.secret,
-      events: session.events,
-      forward_to: target?.url ?? null,
-    });
+    announce(session, target);
     if (target === null) output.note('No --forward-to: events are printed and acknowledged, not forwarded.');
     for await (const delivery of session.deliveries()) {
       if (signal !== null) break;
@@ -114,7 +140,7 @@ async function listen(ctx: CliContext, scope: ListenScope, opts: ListenFlags): P
       output.warn(`could not remove the listen session (${why}); it expires a minute after its stream is gone`);
     });
   }
-  if (signal !== null) ctx.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
+  return signal;
 }
 
 function reportStatus(ctx: CliContext, status: ListenStatus): void {
@@ -188,7 +214,7 @@ export function forwardTarget(value: string): string {
   return httpUrl(value);
 }
 
-function eventList(value: string, known: readonly string[]): string[] {
+export function eventList(value: string, known: readonly string[]): string[] {
   const events = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
   if (events.length === 0) throw new InvalidArgumentError('expected event types separated by commas');
   for (const event of events) {
@@ -197,7 +223,7 @@ function eventList(value: string, known: readonly string[]): string[] {
   return events;
 }
 
-function collectHeader(value: string, previous: Record<string, string> = {}): Record<string, string> {
+export function collectHeader(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const colon = value.indexOf(':');
   const name = colon === -1 ? '' : value.slice(0, colon).trim();
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new InvalidArgumentError('expected a header as Name:value');

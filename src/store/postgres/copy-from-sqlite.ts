@@ -58,7 +58,7 @@ async function refuseNonEmpty(client: pg.PoolClient, tables: string[]): Promise<
     const { rows } = await client.query(`SELECT EXISTS (SELECT 1 FROM "${table}") AS present`);
     if (rows[0]?.present === true) {
       throw new SvcError('conflict', `The PostgreSQL database already holds svc data (table ${table} has rows)`, {
-        hint: 'copy into a new, empty database: createdb svc_new, then svc admin copy --data DIR --database postgres://.../svc_new',
+        hint: 'copy into a new, empty database: `createdb svc_new`, then `svc admin copy --data DIR --database postgres://HOST/svc_new`',
       });
     }
   }
@@ -70,7 +70,7 @@ async function copyTable(source: Db, client: pg.PoolClient, table: string): Prom
     [table],
   );
   const target = new Set(targetColumns.map((row) => row.column_name));
-  if (target.size === 0) throw new SvcError('unavailable', `PostgreSQL has no table ${table}`, { hint: 'run svc admin migrate --database URL first' });
+  if (target.size === 0) throw new SvcError('unavailable', `PostgreSQL has no table ${table}`, { hint: 'run `svc admin migrate --database URL` first' });
   const sourceColumns = (source.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>).map((row) => row.name);
   const columns = sourceColumns.filter((name) => target.has(name));
   const quoted = columns.map((name) => `"${name}"`).join(', ');
