@@ -1,4 +1,4 @@
-import { fromStorageError, isSvcError, type ErrorCode } from '../engine/errors.js';
+import { fromStorageError, isSvcError, type ErrorCode } from '../wire/errors.js';
 import { inFlags } from './field-flags.js';
 
 /** Exit codes of DESIGN.md section 7. */

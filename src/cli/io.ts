@@ -1,7 +1,7 @@
 import type { SvcClient } from '../client/client.js';
 import type { ClientConfig } from '../client/create-client.js';
 import type { PartnerClient, PartnerClientConfig } from '../client/partner-client.js';
-import type { Engine } from '../engine/engine-api.js';
+import type { Engine } from '../runtime/open-engine.js';
 
 /** One question put to a human; `password` hides what is typed; `confirm` answers "yes" or "no". */
 export interface PromptQuestion {

@@ -28,7 +28,7 @@ function resolveIo(io: CliIo): ResolvedIo {
     logLines: io.stderr,
     prompt: inquirerPrompt,
     createClient,
-    createPartnerClient: async (config) => (await import('../client/partner-client.js')).createPartnerClient(config),
+    createPartnerClient: async (config) => (await import('../client/create-partner-client.js')).createPartnerClient(config),
     openEngine: async (opts) => (await import('../runtime/open-engine.js')).openEngine(opts),
     serve: async (opts) => (await import('../http/serve.js')).serve(opts),
     onInterrupt: () => () => {},

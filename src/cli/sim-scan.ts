@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiBaseOfQrLink } from '../client/qr-link-server.js';
-import { isSvcError, SvcError } from '../engine/errors.js';
+import { isSvcError, SvcError } from '../wire/errors.js';
 import type { SimScanResult } from '../wire/partner-types.js';
 import type { CliContext } from './context.js';
 

@@ -1,5 +1,5 @@
 import type { Engine } from '../engine/engine-api.js';
-import { isSvcError, SvcError } from '../engine/errors.js';
+import { isSvcError, SvcError } from '../wire/errors.js';
 
 /** The workspace `svc dev` serves, with what a developer needs to use it. */
 export interface DevWorkspace {

@@ -4,7 +4,7 @@
  * Every failure becomes an SvcError; the token never appears in an error message.
  */
 import { Agent, type Dispatcher, FormData, request } from 'undici';
-import { SvcError, isErrorCode } from '../engine/errors.js';
+import { SvcError, isErrorCode } from '../wire/errors.js';
 import type { SimClient, SvcClient } from './client.js';
 import { httpWebhooksClient } from './webhooks-clients.js';
 import { createHttpListenClient } from './http-listen.js';

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { SvcError, isSvcError } from '../engine/errors.js';
+import { SvcError, isSvcError } from '../wire/errors.js';
 import { AsyncQueue, DeliveryDeduper, type ListenClient, type ListenSession, type ListenStatus } from './listen-client.js';
 import type { ListenClosedDto, ListenDeliveryDto, ListenReportDto, ListenSecretDto, ListenSessionDto } from '../wire/listen-types.js';
 import { SseParser } from './sse-parser.js';

@@ -1,5 +1,5 @@
 import type { ListenSessionsApi } from '../engine/listen-sessions.js';
-import { isSvcError } from '../engine/errors.js';
+import { isSvcError } from '../wire/errors.js';
 import { AsyncQueue, DeliveryDeduper, type ListenClient, type ListenSession } from './listen-client.js';
 import type { ListenDeliveryDto } from '../wire/listen-types.js';
 

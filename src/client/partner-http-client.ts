@@ -4,8 +4,8 @@
  * this process and never appears in an error message.
  */
 import { Agent, type Dispatcher, request } from 'undici';
-import { systemClock, type Clock } from '../engine/clock.js';
-import { SvcError, isErrorCode } from '../engine/errors.js';
+import { systemClock, type Clock } from '../wire/clock.js';
+import { SvcError, isErrorCode } from '../wire/errors.js';
 import { signPartnerJwt } from '../partner/partner-jwt-sign.js';
 import { routeMissHint, withAreaPath } from './base-url.js';
 import type { PartnerClient } from './partner-client.js';

@@ -1,4 +1,4 @@
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 import type { Engine } from '../engine/engine-api.js';
 import { openEngine } from '../runtime/open-engine.js';
 import { localTarget } from './local-client.js';

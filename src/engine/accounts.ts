@@ -1,9 +1,9 @@
 import type { MessengerAccountDto, Page, SimConnectInput } from '../wire/types.js';
 import { isInternationalPhone } from '../network/driver.js';
 import type { AccountRow } from '../store/account-store.js';
-import { isoTime } from './clock.js';
+import { isoTime } from '../wire/clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { conflict, invalid, notFound } from './errors.js';
+import { conflict, invalid, notFound } from '../wire/errors.js';
 import { pageOf } from './paging.js';
 import { emitPartnerEvent } from './partner-alerts.js';
 

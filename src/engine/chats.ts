@@ -1,9 +1,9 @@
 import type { ChatDto, ChatUpdateInput, Page } from '../wire/types.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { ChatRow } from '../store/chat-store.js';
-import { isoTime } from './clock.js';
+import { isoTime } from '../wire/clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { conflict, invalid, notFound } from './errors.js';
+import { conflict, invalid, notFound } from '../wire/errors.js';
 import { assertId } from './ids.js';
 import { pageOf } from './paging.js';
 

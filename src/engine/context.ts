@@ -18,8 +18,8 @@ import { createRateLimitStore } from '../store/rate-limit-store.js';
 import { DeliveryQueue } from '../webhooks/delivery-queue.js';
 import { DeliveryLog } from '../webhooks/delivery-log.js';
 import type { NetworkDriver } from '../network/driver.js';
-import type { Clock, Random } from './clock.js';
-import type { EventSink } from './events.js';
+import type { Clock, Random } from '../wire/clock.js';
+import type { DomainEvent } from './events.js';
 import type { EngineMetrics } from './engine-metrics.js';
 import { MAX_FILE_BYTES, MAX_TEXT_CHARACTERS } from '../wire/limits.js';
 
@@ -155,3 +155,14 @@ export function createStores(sql: SqlExecutor) {
     rateLimits: createRateLimitStore(sql),
   };
 }
+
+/**
+ * Receives every domain event inside the write transaction that caused it, so an outbox written here
+ * commits or rolls back with the change itself.
+ */
+export interface EventSink {
+  /** `tx` is the context of the write transaction the event happened in; the sink writes through it. */
+  emit(tx: EngineContext, event: DomainEvent): Promise<void>;
+}
+
+export const ignoreEvents: EventSink = { emit: async () => undefined };

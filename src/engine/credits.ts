@@ -1,4 +1,4 @@
-import { SvcError } from './errors.js';
+import { SvcError } from '../wire/errors.js';
 import type { WorkspaceRow, WorkspaceStore } from '../store/workspace-store.js';
 
 /** 1 credit a message, 2 when it carries both non-empty text and an attachment (SPEC.md 8). */

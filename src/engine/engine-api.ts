@@ -6,6 +6,7 @@ import type {
   ChatDto,
   ChatUpdateInput,
   CreatedWorkspace,
+  DownloadedFile,
   FileDto,
   FileUploadInput,
   MessageDto,
@@ -19,13 +20,16 @@ import type {
   TemplateCreateInput,
   WorkspaceDto,
 } from '../wire/types.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../wire/clock.js';
 import type { CreatedPartner } from '../wire/partner-types.js';
 import type { PartnerDirectory, PartnerApi, ConnectApi } from './partner-api.js';
 import type { WebhookSubscriptionsApi } from './webhook-subscriptions.js';
 import type { ListenSessionsApi } from './listen-sessions.js';
 import type { UrlPolicyMode } from '../webhooks/url-policy.js';
 import type { SlotReservations } from '../store/rate-limit-store.js';
+
+/** Kept in the bottom layer so `files.ts` needs nothing of this file; re-exported for the API's users. */
+export type { DownloadedFile };
 
 export type { ConnectApi, PartnerApi, PartnerDirectory } from './partner-api.js';
 
@@ -109,11 +113,6 @@ export interface AdminApi {
   createPartner(input: { name: string; email?: string }): Promise<CreatedPartner>;
 }
 
-export interface DownloadedFile {
-  filename: string;
-  mimetype: string;
-  content: Buffer;
-}
 
 /** Background work of this process: the send dispatcher and webhook delivery, each on its own loop. */
 export interface WorkerControl {

@@ -1,5 +1,4 @@
 /** Event identifiers the engine emits (SPEC.md 6 and DESIGN.md 4); workspace events are the webhook payload's own. */
-import type { EngineContext } from './context.js';
 import type { AccountEventType, ChatEventType, MessageEventType } from '../webhooks/payload.js';
 
 /** Partner webhook events (DESIGN.md 5); they go to the partner that owns the workspace. */
@@ -20,14 +19,3 @@ export type DomainEvent =
   | { type: ChatEventType; workspaceId: number; chatId: number }
   | { type: AccountEventType; workspaceId: number; accountId: number }
   | { type: PartnerEventType; partnerId: number; workspaceId: number; data: Record<string, unknown> };
-
-/**
- * Receives every domain event inside the write transaction that caused it, so an outbox written here
- * commits or rolls back with the change itself.
- */
-export interface EventSink {
-  /** `tx` is the context of the write transaction the event happened in; the sink writes through it. */
-  emit(tx: EngineContext, event: DomainEvent): Promise<void>;
-}
-
-export const ignoreEvents: EventSink = { emit: async () => undefined };

@@ -1,10 +1,10 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AttachmentTemplateDto, FileDto, FileUploadInput, Page, TemplateCreateInput } from '../wire/types.js';
 import type { FileRow, TemplateRow } from '../store/file-store.js';
-import type { DownloadedFile } from './engine-api.js';
-import { isoTime } from './clock.js';
+import type { DownloadedFile } from '../wire/types.js';
+import { isoTime } from '../wire/clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { invalid, notFound, SvcError } from './errors.js';
+import { invalid, notFound, SvcError } from '../wire/errors.js';
 import { assertUid } from './ids.js';
 import { pageOf } from './paging.js';
 

@@ -2,7 +2,7 @@
  * Shapes of the ids callers hand in, checked the same way by the engine as by the HTTP schemas, so the local
  * client and the HTTP client answer a malformed id alike (validation_error) and an unknown one alike (not_found).
  */
-import { invalid } from './errors.js';
+import { invalid } from '../wire/errors.js';
 
 /** Longest uid accepted; the HTTP path schemas use the same bound. */
 export const MAX_UID_LENGTH = 200;

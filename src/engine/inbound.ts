@@ -3,7 +3,7 @@ import { changeAccountStatus } from './accounts.js';
 import { timeOrderedUid } from './time-ordered-uid.js';
 import { findOrCreateChat } from './chats.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { invalid, notFound } from './errors.js';
+import { invalid, notFound } from '../wire/errors.js';
 import { fileOfWorkspace } from './files.js';
 import { isTooLong } from './messages.js';
 

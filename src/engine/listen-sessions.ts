@@ -13,9 +13,9 @@ import { didYouMean } from '../wire/suggest.js';
 import { EVENT_TYPES } from '../webhooks/payload.js';
 import { maxAttempts } from '../webhooks/retry-schedule.js';
 import { generateSecret, signedHeaders } from '../webhooks/signature.js';
-import { isoTime } from './clock.js';
+import { isoTime } from '../wire/clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { conflict, invalid, notFound } from './errors.js';
+import { conflict, invalid, notFound } from '../wire/errors.js';
 import { PARTNER_EVENTS } from './events.js';
 import { assertId } from './ids.js';
 

@@ -1,5 +1,5 @@
 import type { Page } from '../wire/types.js';
-import { invalid } from './errors.js';
+import { invalid } from '../wire/errors.js';
 
 export const PAGE_SIZE = 50;
 /** Highest page number accepted; the HTTP query schema uses the same bound. */

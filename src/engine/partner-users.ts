@@ -2,9 +2,9 @@ import type { DisconnectResult, PartnerUserDto, PartnerUsersCreateInput } from '
 import type { Page } from '../wire/types.js';
 import type { PartnerUserRow } from '../store/partner-store.js';
 import { changeAccountStatus } from './accounts.js';
-import { isoTime } from './clock.js';
+import { isoTime } from '../wire/clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { invalid, notFound, SvcError } from './errors.js';
+import { invalid, notFound, SvcError } from '../wire/errors.js';
 import { pageOf } from './paging.js';
 import { checkSeatsAlert } from './partner-alerts.js';
 import { partnerWorkspace } from './partners.js';

@@ -10,10 +10,10 @@ import type {
 import { generatePartnerCredentials } from '../partner/partner-credentials.js';
 import type { PartnerRow } from '../store/partner-store.js';
 import type { WorkspaceRow } from '../store/workspace-store.js';
-import { isoTime } from './clock.js';
+import { isoTime } from '../wire/clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { quotaPeriod, rollQuotaPeriod } from './credits.js';
-import { conflict, invalid, notFound, SvcError } from './errors.js';
+import { conflict, invalid, notFound, SvcError } from '../wire/errors.js';
 import { emitPartnerEvent } from './partner-alerts.js';
 import { issueToken } from './tokens.js';
 import { checkOwnerEmail, createWorkspace } from './workspaces.js';

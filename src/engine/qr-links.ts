@@ -11,9 +11,9 @@ import {
 } from '../partner/pairing.js';
 import type { QrLinkRow } from '../store/qr-link-store.js';
 import { connectAccount } from './accounts.js';
-import { isoTime } from './clock.js';
+import { isoTime } from '../wire/clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { conflict, invalid, notFound } from './errors.js';
+import { conflict, invalid, notFound } from '../wire/errors.js';
 import { partnerUser } from './partner-users.js';
 
 /** What a connect page shows for a link: its facts and the phone once connected. */

@@ -3,7 +3,7 @@ import { isInternationalPhone } from '../network/driver.js';
 import type { SimApi } from './engine-api.js';
 import { accountOfWorkspace, connectAccount } from './accounts.js';
 import type { EngineContext } from './context.js';
-import { conflict, invalid, SvcError } from './errors.js';
+import { conflict, invalid, SvcError } from '../wire/errors.js';
 import { messageOfWorkspace } from './messages.js';
 
 /** Controls of the simulated network, scoped to one workspace. */

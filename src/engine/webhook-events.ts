@@ -1,5 +1,5 @@
-import type { EngineContext } from './context.js';
-import type { DomainEvent, EventSink } from './events.js';
+import type { EngineContext, EventSink } from './context.js';
+import type { DomainEvent } from './events.js';
 import { buildEventPayload, partnerEventPayload } from './webhook-payloads.js';
 import { WEBHOOKS_WAKE } from './webhook-runtime.js';
 

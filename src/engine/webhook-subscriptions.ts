@@ -15,7 +15,7 @@ import { generateMessageId, generateSecret } from '../webhooks/signature.js';
 import { validateWebhookUrl } from '../webhooks/url-policy.js';
 import { didYouMean } from '../wire/suggest.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
-import { conflict, invalid, notFound } from './errors.js';
+import { conflict, invalid, notFound } from '../wire/errors.js';
 import { PARTNER_EVENTS } from './events.js';
 import { assertId } from './ids.js';
 import { pageOf } from './paging.js';

@@ -1,10 +1,10 @@
 import type { AdminWorkspaceCreateInput, AdminWorkspaceUpdateInput, CreatedWorkspace, WorkspaceDto } from '../wire/types.js';
 import type { WorkspaceRow } from '../store/workspace-store.js';
-import { isoTime } from './clock.js';
+import { isoTime } from '../wire/clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { quotaPeriod, rollQuotaPeriod } from './credits.js';
 import { connectAccount } from './accounts.js';
-import { invalid, notFound, SvcError } from './errors.js';
+import { invalid, notFound, SvcError } from '../wire/errors.js';
 import { issueToken } from './tokens.js';
 
 const MAX_NAME = 200;

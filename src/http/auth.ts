@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine/engine-api.js';
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

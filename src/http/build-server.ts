@@ -6,7 +6,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/engine-api.js';
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 import { decorateAuth } from './auth.js';
 import { useRateLimit } from './rate-limit.js';
 import { downloadRoutes } from './download-routes.js';

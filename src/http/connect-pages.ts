@@ -4,7 +4,7 @@
  * script (`Accept: application/json`, curl's `*\/*`) keeps the catalogue's JSON error body.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 import { connectPageHeaders, connectPageMode } from '../partner/connect-page.js';
 import { prefersHtml } from './accept.js';
 import { errorBody } from './errors.js';

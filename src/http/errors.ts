@@ -4,7 +4,7 @@
  * catalogue codes here; anything unexpected becomes a generic 500 so no internals or secrets leak.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { SvcError, fromStorageError, isSvcError } from '../engine/errors.js';
+import { SvcError, fromStorageError, isSvcError } from '../wire/errors.js';
 import { redactUrl } from './redact-url.js';
 
 /** The error body of SPEC.md 2.3 with DESIGN.md's `error_code`. */

@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { onRequestHookHandler } from 'fastify';
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 import { bearerToken } from './auth.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine, PartnerApi } from '../engine/engine-api.js';
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 import { verifyPartnerRequest } from '../partner/partner-jwt.js';
 import { errorBody, toSvcError } from './errors.js';
 import { linkBase, type RouteContext } from './route-context.js';

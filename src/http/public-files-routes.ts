@@ -1,7 +1,7 @@
 /** Public API: files (upload, list, get with a pre-signed link, delete). */
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { type SvcError, invalid, isSvcError } from '../engine/errors.js';
+import { type SvcError, invalid, isSvcError } from '../wire/errors.js';
 import { type RouteGroup, ok, workspaceApi } from './route-context.js';
 import { type PageQuery, type UidParams, pageOf, pageQuery, responses, uidParams } from './schemas/common-schemas.js';
 import { deletedFileSchema, fileSchema } from './schemas/dto-schemas.js';

@@ -8,7 +8,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../engine/engine-api.js';
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 import { createSharedLimiter } from './shared-rate-limit.js';
 import { type Limiter, createMemoryLimiter } from './sliding-window.js';
 

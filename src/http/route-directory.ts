@@ -5,7 +5,7 @@
  * followed, answered like one (connect-pages.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 import { sendUnknownLink } from './connect-pages.js';
 import { errorBody } from './errors.js';
 import { redactUrl } from './redact-url.js';

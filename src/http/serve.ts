@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { maskSmtpUrl, openEngine } from '../runtime/open-engine.js';
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 import { buildServer } from './build-server.js';
 import type { RequestLogOptions } from './request-log.js';
 import { createServerMetrics } from '../runtime/metrics.js';

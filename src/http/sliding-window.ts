@@ -7,7 +7,7 @@
  * window plus one second. PostgreSQL replicas apply the same rule in the database
  * (src/store/postgres/migrations/011-rate-limit-counters.ts).
  */
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../wire/clock.js';
 
 export const BUCKET_MS = 1000;
 

@@ -3,7 +3,7 @@
  * database, so the per-minute rate limit says nothing about it: 1,000 streams on one QR link cost 61 % of a
  * core. Each stream is counted under its client address and under what it watches (a link, a session).
  */
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 
 /** Streams one client address may hold open at once, of every kind together. */
 export const STREAMS_PER_CLIENT = 20;

@@ -4,7 +4,7 @@
  * stored as text no other system can encode; a sender that produces them has a bug it should hear about.
  */
 import type { FastifyInstance } from 'fastify';
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 // With the u flag a surrogate pair is one code point, so this matches only a surrogate standing alone.

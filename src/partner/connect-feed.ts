@@ -1,4 +1,4 @@
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../wire/clock.js';
 import {
   CONNECT_EVENTS_HEARTBEAT_MS,
   connectEventAt,

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { invalid } from '../engine/errors.js';
+import { invalid } from '../wire/errors.js';
 
 /** Default lifetime of a QR link, in hours (DESIGN.md 6). */
 export const QR_LINK_DEFAULT_HOURS = 24;

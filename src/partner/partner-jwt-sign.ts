@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../wire/clock.js';
 
 /** The one algorithm a partner JWT may use (DESIGN.md 6). */
 export const PARTNER_JWT_ALGORITHM = 'HS256';

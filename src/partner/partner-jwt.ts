@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import type { Clock } from '../engine/clock.js';
-import { SvcError } from '../engine/errors.js';
+import type { Clock } from '../wire/clock.js';
+import { SvcError } from '../wire/errors.js';
 import { PARTNER_JWT_ALGORITHM, PARTNER_JWT_MAX_LIFETIME_SEC, PARTNER_WEBHOOK_AUDIENCE } from './partner-jwt-sign.js';
 
 export { PARTNER_JWT_ALGORITHM, PARTNER_JWT_MAX_LIFETIME_SEC, PARTNER_WEBHOOK_AUDIENCE, signPartnerJwt } from './partner-jwt-sign.js';

@@ -13,10 +13,19 @@ import type { SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
 import { listAccounts } from '../engine/accounts.js';
 import { listChats, chatDto, chatOfWorkspace, updateChat } from '../engine/chats.js';
-import { systemClock, systemRandom, type Clock, type Random } from '../engine/clock.js';
-import { createStores, defaultEngineConfig, silentLogger, type EngineConfig, type EngineContext, type Logger, type Stores } from '../engine/context.js';
+import { systemClock, systemRandom, type Clock, type Random } from '../wire/clock.js';
+import {
+  createStores,
+  defaultEngineConfig,
+  ignoreEvents,
+  silentLogger,
+  type EngineConfig,
+  type EngineContext,
+  type EventSink,
+  type Logger,
+  type Stores,
+} from '../engine/context.js';
 import type { Engine, WorkspaceApi } from '../engine/engine-api.js';
-import { ignoreEvents, type EventSink } from '../engine/events.js';
 import { noMetrics, type EngineMetrics, type QueueStats } from '../engine/engine-metrics.js';
 import { createTemplate, deleteFile, download, getFile, listFiles, listTemplates, uploadFile } from '../engine/files.js';
 import { createInbound } from '../engine/inbound.js';

@@ -4,11 +4,14 @@ import { checkpointInBackground } from '../store/background-checkpoint.js';
 import { checkIntegrity, openDatabase } from '../store/database.js';
 import { SqliteDatabase } from '../store/sqlite-database.js';
 import type { SqlDatabase } from '../store/sql-database.js';
-import type { Clock, Random } from '../engine/clock.js';
+import type { Clock, Random } from '../wire/clock.js';
 import type { Logger } from '../engine/context.js';
 import type { EngineMetrics } from '../engine/engine-metrics.js';
 import { createEngine } from './create-engine.js';
 import type { Engine } from '../engine/engine-api.js';
+
+/** The engine as the CLI's admin commands hold it (they reach the engine only through this entry point). */
+export type { Engine };
 import type { SmtpSettings } from '../workers/smtp.js';
 
 export { maskSmtpUrl, type SmtpSettings } from '../workers/smtp.js';

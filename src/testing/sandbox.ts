@@ -9,7 +9,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../wire/clock.js';
 import { buildServer } from '../http/build-server.js';
 import { createEngine } from '../runtime/create-engine.js';
 import { openDatabase } from '../store/database.js';

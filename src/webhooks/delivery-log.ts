@@ -1,6 +1,6 @@
 import type { Page } from '../wire/types.js';
 import type { WebhookAttemptDto, WebhookDeliveryDto } from '../wire/webhook-types.js';
-import { isoTime } from '../engine/clock.js';
+import { isoTime } from '../wire/clock.js';
 import { query, type SqlExecutor } from '../store/sql.js';
 
 interface DeliveryRow {

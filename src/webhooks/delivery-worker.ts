@@ -1,4 +1,4 @@
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../wire/clock.js';
 import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimOptions, type ClaimedDelivery, type RecordAttemptResult } from './delivery-queue.js';
 import type { DeliveryOutbox } from './delivery-outbox.js';
 import { describeError, type SendOutcome } from './send-outcome.js';

@@ -4,7 +4,7 @@
  * processes on the same data directory (an admin command, a second server) reach the listener too.
  */
 import type { ListenDeliveryDto } from '../wire/listen-types.js';
-import { isSvcError } from '../engine/errors.js';
+import { isSvcError } from '../wire/errors.js';
 
 /** How often an idle stream says it is alive; the client treats three missed heartbeats as a dead stream. */
 export const LISTEN_HEARTBEAT_MS = 10_000;

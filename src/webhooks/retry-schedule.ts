@@ -1,4 +1,4 @@
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 
 /** SPEC.md 6 and 8: three attempts in total, the first plus two retries. */
 export const WEBHOOK_MAX_ATTEMPTS = 3;

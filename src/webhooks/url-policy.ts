@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { SvcError } from '../engine/errors.js';
+import { SvcError } from '../wire/errors.js';
 import { isPublicAddress, stripDecorations } from './ip-address.js';
 
 /**

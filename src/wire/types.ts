@@ -213,3 +213,10 @@ export interface SimControls {
   /** Marks a contact number as unreachable (or reachable again) on the simulated network. */
   setUnreachable(phone: string, unreachable: boolean): Promise<{ phone: string; unreachable: boolean }>;
 }
+
+/** A file's bytes as a pre-signed download link serves them. */
+export interface DownloadedFile {
+  filename: string;
+  mimetype: string;
+  content: Buffer;
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../wire/clock.js';
 
 /** A lease owner name that tells which process holds the lease: `host:pid:random`. */
 export const processOwner = (): string => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;

@@ -1,7 +1,7 @@
 import type { EngineContext } from '../engine/context.js';
 import { inWriteTransaction } from '../engine/context.js';
 import { LISTEN_SESSION_TTL_MS, listenSessionsOf } from '../engine/listen-sessions.js';
-import { isSvcError } from '../engine/errors.js';
+import { isSvcError } from '../wire/errors.js';
 import { checkWebhookBacklog } from '../engine/webhook-backlog.js';
 import type { JobRunner } from './worker-runner.js';
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../wire/clock.js';
 import type { Logger } from '../engine/context.js';
 import type { WorkerControl } from '../engine/engine-api.js';
 

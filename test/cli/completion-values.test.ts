@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/create-client.js';
-import { createPartnerClient } from '../../src/client/partner-client.js';
+import { createPartnerClient } from '../../src/client/create-partner-client.js';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { BIN } from '../process/svc-process.js';
 import { runSvc, tempDir } from './run-cli.js';

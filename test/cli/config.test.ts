@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SvcError } from '../../src/engine/errors.js';
+import { SvcError } from '../../src/wire/errors.js';
 import { fakeClient } from './fake-client.js';
 import { runSvc, tempDir } from './run-cli.js';
 

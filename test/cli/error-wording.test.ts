@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inFlags } from '../../src/cli/field-flags.js';
-import { SvcError } from '../../src/engine/errors.js';
+import { SvcError } from '../../src/wire/errors.js';
 import { closest } from '../../src/wire/suggest.js';
 import { fakeClient, sampleMessage } from './fake-client.js';
 import { runSvc } from './run-cli.js';

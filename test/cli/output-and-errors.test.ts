@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SvcError } from '../../src/engine/errors.js';
+import { SvcError } from '../../src/wire/errors.js';
 import { fakeClient } from './fake-client.js';
 import { runSvc } from './run-cli.js';
 

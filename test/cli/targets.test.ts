@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/create-client.js';
-import { createPartnerClient } from '../../src/client/partner-client.js';
+import { createPartnerClient } from '../../src/client/create-partner-client.js';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
 import { fakeClient } from './fake-client.js';
 import { runSvc, tempDir } from './run-cli.js';

@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import type { SvcClient } from '../../src/client/client.js';
 import type { MessageDto, MessageStatus } from '../../src/wire/types.js';
-import { isSvcError, type ErrorCode } from '../../src/engine/errors.js';
+import { isSvcError, type ErrorCode } from '../../src/wire/errors.js';
 
 /** A workspace made for one case: its own token, client and connected sim account (the default sender). */
 export interface TestWorkspace {

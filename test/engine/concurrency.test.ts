@@ -1,8 +1,8 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
-import { isSvcError } from '../../src/engine/errors.js';
+import { isSvcError } from '../../src/wire/errors.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { compileEngine } from '../support/compiled-engine.js';

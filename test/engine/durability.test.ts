@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { databasePath, openEngine } from '../../src/runtime/open-engine.js';
 import { migrate, openDatabase, schemaVersion } from '../../src/store/database.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildServer } from '../../src/http/build-server.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { createMaintenanceRunner, RETENTION_MS } from '../../src/workers/maintenance.js';

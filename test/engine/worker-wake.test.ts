@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/engine/clock.js';
+import { systemClock } from '../../src/wire/clock.js';
 import { silentLogger } from '../../src/engine/context.js';
 import { createWorkerRunner, type JobRunner } from '../../src/workers/worker-runner.js';
 import { testEngine } from '../support/test-engine.js';

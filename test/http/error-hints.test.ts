@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createHttpClient } from '../../src/client/http-client.js';
-import { SvcError } from '../../src/engine/errors.js';
+import { SvcError } from '../../src/wire/errors.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { testEngine } from '../support/test-engine.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/http/build-server.js';
-import { ERROR_CATALOGUE, type ErrorCode, SvcError } from '../../src/engine/errors.js';
+import { ERROR_CATALOGUE, type ErrorCode, SvcError } from '../../src/wire/errors.js';
 import { TOKEN, auth, createFakeEngine, type FakeEngine } from './fake-engine.js';
 
 describe('envelope and error mapping', () => {

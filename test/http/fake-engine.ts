@@ -12,9 +12,9 @@ import type {
   SendResult,
   WorkspaceDto,
 } from '../../src/wire/types.js';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import type { Engine, SimApi, WorkspaceApi } from '../../src/engine/engine-api.js';
-import { SvcError, notFound } from '../../src/engine/errors.js';
+import { SvcError, notFound } from '../../src/wire/errors.js';
 
 export const TOKEN = 'tok_valid_0123456789';
 export const OTHER_TOKEN = 'tok_other_0123456789';

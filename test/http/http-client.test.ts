@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { SvcClient } from '../../src/client/client.js';
 import { createHttpClient } from '../../src/client/http-client.js';
-import { SvcError } from '../../src/engine/errors.js';
+import { SvcError } from '../../src/wire/errors.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { TOKEN, createFakeEngine, type FakeEngine } from './fake-engine.js';
 

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildServer } from '../../src/http/build-server.js';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import { createMemoryLimiter } from '../../src/http/sliding-window.js';
 import { auth, createFakeEngine } from './fake-engine.js';
 

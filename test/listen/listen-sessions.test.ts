@@ -1,7 +1,7 @@
 /** The engine's listen sessions on a fake clock: leases, take-over after a dropped stream, retries, expiry. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import { LISTEN_LEASE_MS, LISTEN_SESSIONS_PER_WORKSPACE, LISTEN_SESSION_TTL_MS } from '../../src/engine/listen-sessions.js';
 import { createMaintenanceRunner } from '../../src/workers/maintenance.js';
 import { expectSvcError } from '../support/engine-fixtures.js';

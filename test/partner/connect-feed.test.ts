@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import { startConnectFeed, type ConnectFeedSnapshot, type Repeat } from '../../src/partner/connect-feed.js';
 import { PAIRING_WINDOW_MS, generateLinkCode, pairingPayload } from '../../src/partner/pairing.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
-import { SvcError } from '../../src/engine/errors.js';
+import { FakeClock } from '../../src/wire/clock.js';
+import { SvcError } from '../../src/wire/errors.js';
 import {
   PAIRING_WINDOW_MS,
   codeFromQrLink,

@@ -4,8 +4,8 @@
  * serializable transaction keeps each check-then-write exact.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
-import { isSvcError } from '../../src/engine/errors.js';
+import { FakeClock } from '../../src/wire/clock.js';
+import { isSvcError } from '../../src/wire/errors.js';
 import type { EngineContext } from '../../src/engine/context.js';
 import type { Engine } from '../../src/engine/engine-api.js';
 import { codeFromQrLink, pairingPayload } from '../../src/partner/pairing.js';

@@ -12,7 +12,7 @@
  * Needs `npm run build` (npm test does it) and the machine's PostgreSQL (test/support/postgres.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/engine/clock.js';
+import { systemClock } from '../../src/wire/clock.js';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
 import { SseParser } from '../../src/client/sse-parser.js';
 import type { ListenDeliveryDto } from '../../src/wire/listen-types.js';

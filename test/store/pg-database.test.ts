@@ -6,7 +6,7 @@ import { PG_MIGRATIONS } from '../../src/store/postgres/migrations/index.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { RESYNC_TOPIC } from '../../src/store/postgres/pg-notifications.js';
 import { query } from '../../src/store/sql.js';
-import { isSvcError } from '../../src/engine/errors.js';
+import { isSvcError } from '../../src/wire/errors.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
 let database: TestDatabase;

@@ -4,7 +4,7 @@
  * more. Most cases pass the time in (`nowMs`), as replicas would read it from the database's clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import { createMemoryLimiter } from '../../src/http/sliding-window.js';
 import { openPostgres } from '../../src/store/postgres/open-postgres.js';
 import type { PgDatabase } from '../../src/store/postgres/pg-database.js';

@@ -1,4 +1,4 @@
-import { FakeClock, type Random } from '../../src/engine/clock.js';
+import { FakeClock, type Random } from '../../src/wire/clock.js';
 import { createEngine, type EngineParts } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import type { Db } from '../../src/store/database.js';
 import type { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { DeliveryQueue, type ClaimOptions } from '../../src/webhooks/delivery-queue.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock, isoTime } from '../../src/engine/clock.js';
+import { FakeClock, isoTime } from '../../src/wire/clock.js';
 import { DeliveryLog } from '../../src/webhooks/delivery-log.js';
 import { insertSubscription, insertWorkspace, openOutbox } from './helpers.js';
 

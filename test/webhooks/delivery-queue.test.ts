@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import type { Db } from '../../src/store/database.js';
 import type { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import type { Db } from '../../src/store/database.js';
 import type { JobRunner } from '../../src/workers/worker-runner.js';
 import type { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';

@@ -1,4 +1,4 @@
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import type { EngineParts } from '../../src/runtime/create-engine.js';
 import type { OutgoingWebhook, SendFn } from '../../src/webhooks/delivery-worker.js';
 import type { SendOutcome } from '../../src/webhooks/http-sender.js';

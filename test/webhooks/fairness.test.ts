@@ -5,7 +5,7 @@
  * one receiver, get their turns.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock, systemClock } from '../../src/engine/clock.js';
+import { FakeClock, systemClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine, type EngineParts } from '../../src/runtime/create-engine.js';
 import type { Db } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import { openDatabase } from '../../src/store/database.js';
 import { failDeliveries, failingEngine, freePort, notificationRows, startSmtp, subscribedWorkspace } from './owner-mail-helpers.js';
 

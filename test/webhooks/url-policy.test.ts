@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SvcError } from '../../src/engine/errors.js';
+import { SvcError } from '../../src/wire/errors.js';
 import { validateWebhookUrl } from '../../src/webhooks/url-policy.js';
 
 const rejection = (url: string, mode: 'strict' | 'dev'): SvcError => {

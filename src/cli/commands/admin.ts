@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { AdminWorkspaceUpdateInput, Plan } from '../../wire/types.js';
-import type { Engine } from '../../engine/engine-api.js';
+import type { Engine } from '../../runtime/open-engine.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { nonNegativeInt, positiveInt } from '../parse.js';

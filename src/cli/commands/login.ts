@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { DEFAULT_PROFILE } from '../../client/config.js';
-import { isSvcError, SvcError } from '../../engine/errors.js';
+import { isSvcError, SvcError } from '../../wire/errors.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { httpUrl } from '../parse.js';

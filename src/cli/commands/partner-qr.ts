@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { PartnerClient } from '../../client/partner-client.js';
 import type { PartnerUserAccountDto, QrLinkDto } from '../../wire/partner-types.js';
-import { renderTerminalQr } from '../../partner/terminal-qr.js';
+import { renderTerminalQr } from '../terminal-qr.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { positiveInt, seconds } from '../parse.js';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { redactDatabaseUrl } from '../../store/postgres/database-url.js';
+import { redactDatabaseUrl } from '../../client/store-description.js';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { ConfigSource } from '../../client/config.js';

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ListenClient, ListenDeliveryDto, ListenReportDto, ListenResultInput, ListenSession, ListenStatus } from '../../client/listen-client.js';
 import type { ForwardTarget } from '../../client/listen-forward.js';
-import { describeEvent } from '../../webhooks/describe-event.js';
+import { describeEvent } from '../describe-event.js';
 import { EVENT_TYPES } from '../../webhooks/payload.js';
 import { didYouMean } from '../../wire/suggest.js';
 import type { CliContext } from '../context.js';

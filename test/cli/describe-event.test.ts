@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeEvent } from '../../src/webhooks/describe-event.js';
+import { describeEvent } from '../../src/cli/describe-event.js';
 
 describe('describeEvent', () => {
   it('describeEvent: reads the top-level SPEC.md 2.5 shape', () => {
