@@ -29,9 +29,6 @@ export const isRetryableConflict = (error: unknown): boolean => {
   return code === '40001' || code === '40P01';
 };
 
-/** True for a unique-constraint violation (23505). */
-export const isUniqueViolation = (error: unknown): boolean => (error as PgLikeError | null)?.code === '23505';
-
 /** The catalogue's answer to an unreachable database; the original error stays as `cause` for the log. */
 export const unavailable = (cause: unknown): SvcError =>
   new SvcError('unavailable', 'The database is unavailable', { hint: 'retry in a few seconds', cause });
