@@ -5,7 +5,7 @@
  * of it lies in the window, so no window of that length ever holds more than the limit (ARCHITECTURE.md,
  * "The rate limit"); the price is that a caller is refused once the limit was reached within the last
  * window plus one second. PostgreSQL replicas apply the same rule in the database
- * (src/store/postgres/migrations/011-rate-limit-counters.ts).
+ * (src/store/migrations/011-rate-limit-counters.ts).
  */
 import type { Clock } from '../wire/clock.js';
 

@@ -2,9 +2,9 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generatePartnerCredentials } from '../../src/partner/partner-credentials.js';
 import { generateLinkCode, pairingLookupKey } from '../../src/partner/pairing.js';
-import { CORE_SCHEMA } from '../../src/store/migrations/001-core.js';
-import { WEBHOOKS_SCHEMA } from '../../src/store/migrations/002-webhooks.js';
-import { PARTNER_SCHEMA } from '../../src/store/migrations/003-partner.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
+
+const sqliteText = (version: number): string => MIGRATIONS.find((m) => m.version === version)!.sql;
 
 let db: Database.Database;
 const T = 1_700_000_000_000;
@@ -12,8 +12,8 @@ const T = 1_700_000_000_000;
 beforeEach(() => {
   db = new Database(':memory:');
   db.pragma('foreign_keys = ON');
-  db.exec(CORE_SCHEMA);
-  db.exec(PARTNER_SCHEMA);
+  db.exec(sqliteText(1));
+  db.exec(sqliteText(3));
   const { partner_id, partner_secret } = generatePartnerCredentials();
   db.prepare('INSERT INTO partners (id, public_id, name, secret, created_at) VALUES (1, ?, ?, ?, ?)').run(
     partner_id,
@@ -41,7 +41,7 @@ describe('003-partner schema', () => {
   it('003-partner: applies in order after 001-core and 002-webhooks', () => {
     const full = new Database(':memory:');
     full.pragma('foreign_keys = ON');
-    for (const sql of [CORE_SCHEMA, WEBHOOKS_SCHEMA, PARTNER_SCHEMA]) full.exec(sql);
+    for (const version of [1, 2, 3]) full.exec(sqliteText(version));
     const tables = full.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
     expect(tables).toEqual(expect.arrayContaining(['partners', 'qr_links', 'partner_alerts', 'webhook_subscriptions']));
     full.close();

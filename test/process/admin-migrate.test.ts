@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../src/store/migrations/index.js';
-import { PG_MIGRATIONS } from '../../src/store/postgres/migrations/index.js';
+import { MIGRATIONS, PG_MIGRATIONS } from '../../src/store/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { ProcessSandbox } from './svc-process.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openDatabase, schemaVersion, type Db } from '../../src/store/database.js';
-import { WEBHOOKS_SCHEMA } from '../../src/store/migrations/002-webhooks.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import type { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
 import { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
@@ -53,7 +53,7 @@ export async function startReceiver(
 export function openWebhooksDb(path = ':memory:'): Db {
   const db = openDatabase(path);
   const applied = db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'webhook_deliveries'`).get() !== undefined;
-  if (schemaVersion(db) < 2 && !applied) db.exec(WEBHOOKS_SCHEMA);
+  if (schemaVersion(db) < 2 && !applied) db.exec(MIGRATIONS.find((m) => m.version === 2)!.sql);
   return db;
 }
 

@@ -1,17 +1,22 @@
+import type { MigrationSource } from './migration.js';
+
 /**
  * Version 2: webhook subscriptions, the durable delivery outbox with its attempt log, owner notifications
  * and `svc webhooks listen` sessions. Timestamps are INTEGER milliseconds since the epoch, as in 001-core.
  */
-export const WEBHOOKS_SCHEMA = `
+export const WEBHOOKS: MigrationSource = {
+  version: 2,
+  name: 'webhooks',
+  sql: `
 -- One running \`svc webhooks listen\`. Its subscriptions are handed to the listener instead of POSTed;
 -- a session not seen for a while is removed together with its subscriptions.
 CREATE TABLE listen_sessions (
   id TEXT PRIMARY KEY,
-  workspace_id INTEGER NOT NULL REFERENCES workspaces (id),
+  workspace_id BIGINT NOT NULL REFERENCES workspaces (id),
   events TEXT NOT NULL, -- JSON array of event types
   secret TEXT NOT NULL,
-  last_seen_at INTEGER NOT NULL,
-  created_at INTEGER NOT NULL
+  last_seen_at BIGINT NOT NULL,
+  created_at BIGINT NOT NULL
 );
 CREATE INDEX listen_sessions_seen ON listen_sessions (last_seen_at);
 
@@ -19,8 +24,8 @@ CREATE INDEX listen_sessions_seen ON listen_sessions (last_seen_at);
 -- table comes with that feature, so partner_id carries no foreign key yet).
 CREATE TABLE webhook_subscriptions (
   id INTEGER PRIMARY KEY AUTOINCREMENT, -- ids are never handed out twice, even after a delete
-  workspace_id INTEGER REFERENCES workspaces (id),
-  partner_id INTEGER,
+  workspace_id BIGINT REFERENCES workspaces (id),
+  partner_id BIGINT,
   event_type TEXT NOT NULL,
   url TEXT NOT NULL,
   enabled INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
@@ -29,8 +34,8 @@ CREATE TABLE webhook_subscriptions (
   -- Deliveries failed in a row (after all attempts); reset by a success; drives owner notifications.
   consecutive_failures INTEGER NOT NULL DEFAULT 0 CHECK (consecutive_failures >= 0),
   listen_session_id TEXT REFERENCES listen_sessions (id) ON DELETE CASCADE,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
   CHECK ((workspace_id IS NULL) <> (partner_id IS NULL))
 );
 CREATE INDEX webhook_subscriptions_workspace ON webhook_subscriptions (workspace_id, event_type, enabled);
@@ -41,17 +46,17 @@ CREATE INDEX webhook_subscriptions_listen ON webhook_subscriptions (listen_sessi
 -- acknowledged change always gets its delivery. A redelivery is a new row with the same webhook_msg_id.
 CREATE TABLE webhook_deliveries (
   id INTEGER PRIMARY KEY,
-  subscription_id INTEGER NOT NULL REFERENCES webhook_subscriptions (id) ON DELETE CASCADE,
+  subscription_id BIGINT NOT NULL REFERENCES webhook_subscriptions (id) ON DELETE CASCADE,
   webhook_msg_id TEXT NOT NULL,
   event_type TEXT NOT NULL,
   payload TEXT NOT NULL, -- the exact body that is signed and sent
   status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivering', 'succeeded', 'failed')),
   attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
-  next_attempt_at INTEGER,
+  next_attempt_at BIGINT,
   lease_owner TEXT,
-  lease_until INTEGER,
-  created_at INTEGER NOT NULL,
-  completed_at INTEGER
+  lease_until BIGINT,
+  created_at BIGINT NOT NULL,
+  completed_at BIGINT
 );
 -- Claiming looks at pending rows that are due and delivering rows whose lease ran out.
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
@@ -61,13 +66,13 @@ CREATE INDEX webhook_deliveries_msg ON webhook_deliveries (webhook_msg_id);
 
 CREATE TABLE webhook_attempts (
   id INTEGER PRIMARY KEY,
-  delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+  delivery_id BIGINT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
   attempt_number INTEGER NOT NULL CHECK (attempt_number >= 1),
   ok INTEGER NOT NULL CHECK (ok IN (0, 1)),
   status_code INTEGER,
-  duration_ms INTEGER NOT NULL,
+  duration_ms BIGINT NOT NULL,
   error TEXT,
-  created_at INTEGER NOT NULL,
+  created_at BIGINT NOT NULL,
   UNIQUE (delivery_id, attempt_number)
 );
 
@@ -75,14 +80,15 @@ CREATE TABLE webhook_attempts (
 -- (only where SMTP is configured) has sent it.
 CREATE TABLE owner_notifications (
   id INTEGER PRIMARY KEY,
-  workspace_id INTEGER REFERENCES workspaces (id),
-  partner_id INTEGER,
-  subscription_id INTEGER REFERENCES webhook_subscriptions (id) ON DELETE SET NULL,
+  workspace_id BIGINT REFERENCES workspaces (id),
+  partner_id BIGINT,
+  subscription_id BIGINT REFERENCES webhook_subscriptions (id) ON DELETE SET NULL,
   kind TEXT NOT NULL,
   details TEXT, -- JSON
-  created_at INTEGER NOT NULL,
-  emailed_at INTEGER,
+  created_at BIGINT NOT NULL,
+  emailed_at BIGINT,
   CHECK ((workspace_id IS NULL) <> (partner_id IS NULL))
 );
 CREATE INDEX owner_notifications_unsent ON owner_notifications (emailed_at, id);
-`;
+`,
+};

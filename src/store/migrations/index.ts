@@ -1,30 +1,36 @@
-import { CORE_SCHEMA } from './001-core.js';
-import { WEBHOOKS_SCHEMA } from './002-webhooks.js';
-import { PARTNER_SCHEMA } from './003-partner.js';
-import { DELIVERY_INDEXES_SCHEMA } from './004-delivery-indexes.js';
-import { OWNER_MAIL_SCHEMA } from './005-owner-mail.js';
-import { LIMITS_SCHEMA } from './006-limits.js';
-import { PARTNER_LISTEN_SCHEMA } from './007-partner-listen.js';
-import { DELIVERY_INDEX_TRIM_SCHEMA } from './008-delivery-index-trim.js';
-import { RATE_LIMITS_SCHEMA } from './009-rate-limits.js';
-import { RATE_LIMIT_COUNTERS_SCHEMA } from './011-rate-limit-counters.js';
+import { CORE } from './001-core.js';
+import { WEBHOOKS } from './002-webhooks.js';
+import { PARTNER } from './003-partner.js';
+import { DELIVERY_INDEXES } from './004-delivery-indexes.js';
+import { OWNER_MAIL } from './005-owner-mail.js';
+import { LIMITS } from './006-limits.js';
+import { PARTNER_LISTEN } from './007-partner-listen.js';
+import { DELIVERY_INDEX_TRIM } from './008-delivery-index-trim.js';
+import { RATE_LIMITS } from './009-rate-limits.js';
+import { RATE_LIMIT_COUNTERS } from './011-rate-limit-counters.js';
+import { forPostgres, forSqlite, type Migration, type MigrationSource } from './migration.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+export type { Migration, MigrationSource };
 
-/** Forward-only: a migration, once released, is never edited; changes come as a new version. */
-export const MIGRATIONS: readonly Migration[] = [
-  { version: 1, name: 'core', sql: CORE_SCHEMA },
-  { version: 2, name: 'webhooks', sql: WEBHOOKS_SCHEMA },
-  { version: 3, name: 'partner', sql: PARTNER_SCHEMA },
-  { version: 4, name: 'delivery-indexes', sql: DELIVERY_INDEXES_SCHEMA },
-  { version: 5, name: 'owner-mail', sql: OWNER_MAIL_SCHEMA },
-  { version: 6, name: 'limits', sql: LIMITS_SCHEMA },
-  { version: 7, name: 'partner-listen', sql: PARTNER_LISTEN_SCHEMA },
-  { version: 8, name: 'delivery-index-trim', sql: DELIVERY_INDEX_TRIM_SCHEMA },
-  { version: 9, name: 'rate-limits', sql: RATE_LIMITS_SCHEMA },
-  { version: 11, name: 'rate-limit-counters', sql: RATE_LIMIT_COUNTERS_SCHEMA },
+/**
+ * The one list of svc's schema changes, for both stores, oldest first. Forward-only: a migration, once
+ * released, is never edited; changes come as a new version. Most are written once (./migration.ts says how a
+ * shared statement reads on each store); the few that differ by more than column types give both texts.
+ */
+export const MIGRATION_SOURCES: readonly MigrationSource[] = [
+  CORE,
+  WEBHOOKS,
+  PARTNER,
+  DELIVERY_INDEXES,
+  OWNER_MAIL,
+  LIMITS,
+  PARTNER_LISTEN,
+  DELIVERY_INDEX_TRIM,
+  RATE_LIMITS,
+  RATE_LIMIT_COUNTERS,
 ];
+
+/** What SQLite runs (src/store/database.ts), recorded in `user_version`. */
+export const MIGRATIONS: readonly Migration[] = MIGRATION_SOURCES.map(forSqlite);
+/** What PostgreSQL runs (src/store/postgres/pg-migrate.ts), recorded in `svc_schema`. */
+export const PG_MIGRATIONS: readonly Migration[] = MIGRATION_SOURCES.map(forPostgres);

@@ -7,7 +7,7 @@ import { SvcError } from '../../wire/errors.js';
 import { redactDatabaseUrl } from './database-url.js';
 import { PgDatabase, type PgDatabaseOptions } from './pg-database.js';
 import { isUnavailable } from './pg-errors.js';
-import { PG_MIGRATIONS } from './migrations/index.js';
+import { PG_MIGRATIONS } from '../migrations/index.js';
 import { migratePostgres, type MigrateResult, type MigrationWait } from './pg-migrate.js';
 
 export interface OpenPostgresOptions extends Omit<PgDatabaseOptions, 'url'> {

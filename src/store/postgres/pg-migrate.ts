@@ -5,8 +5,7 @@
  */
 import type pg from 'pg';
 import { newerSchemaError, SvcError } from '../../wire/errors.js';
-import { PG_MIGRATIONS } from './migrations/index.js';
-import type { Migration } from '../migrations/index.js';
+import { PG_MIGRATIONS, type Migration } from '../migrations/index.js';
 
 // Any fixed 64-bit key; it only has to be the same in every svc process.
 const MIGRATION_LOCK_KEY = 7_310_492_001;
