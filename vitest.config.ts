@@ -1,12 +1,23 @@
 import { defineConfig } from 'vitest/config';
+import { testKinds } from './test/support/test-kinds.js';
+
+// Two projects: `unit` (one process, SQLite, fake clocks: `npm run test:unit`, well under a minute) and
+// `integration` (processes, PostgreSQL, the browser, the built package). test/support/test-kinds.ts decides
+// from what each file uses.
+const kinds = testKinds(import.meta.dirname);
+
+const shared = {
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  pool: 'forks' as const,
+  globalSetup: ['test/support/global-setup.ts'],
+};
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['node_modules/**'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
-    globalSetup: ['test/support/global-setup.ts'],
+    projects: [
+      { test: { ...shared, name: 'unit', include: kinds.unit } },
+      { test: { ...shared, name: 'integration', include: kinds.integration } },
+    ],
   },
 });
