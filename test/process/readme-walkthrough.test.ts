@@ -113,6 +113,8 @@ const expectations: Record<string, (result: Run) => void> = {
     expect(stdout).toContain('{"status":"ok"}');
     expect(stdout).toMatch(/^svc_queue_depth\{queue="send",state="queued"\} 0$/m);
     expect(stdout).toMatch(/^ok$/m);
+    // The backup, restored into a directory of its own, serves the workspace.
+    expect(stdout).toMatch(/"status":"ok","data":\{"id":1,"name":"Acme"/);
   },
   // The copied workspace, its token and all, answered by the second PostgreSQL replica.
   'docs/scaling-out.md': ({ stdout, ports }) => {
