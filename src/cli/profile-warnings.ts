@@ -4,7 +4,7 @@ import type { CliContext } from './context.js';
 
 /**
  * `--data`, `SVC_HOME`, `--database` or `SVC_DATABASE_URL` select the local engine even after `svc login`
- * (README, Commands): say so where it surprises, or a user reads the local engine's answers as the server's.
+ * (docs/cli.md, Configuration): say so where it surprises, or a user reads the local engine's answers as the server's.
  */
 export function warnProfileSetAside(ctx: CliContext, config: ResolvedConfig): void {
   const by = config.profileSetAsideBy;

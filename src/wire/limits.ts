@@ -1,5 +1,5 @@
 /**
- * Limits of every svc instance (README, "Choices where the specification is silent"). The engine enforces
+ * Limits of every svc instance (docs/api-behaviour.md, Limits). The engine enforces
  * them; the CLI stops reading its input at them, so a huge file or an endless pipe never fills its memory.
  */
 

@@ -113,7 +113,7 @@ describe('chats: names and lookup', () => {
     await expectSvcError(() => t.api.sendToChatName({ chat_name: 'Bob', text: 'x' }), 'not_found');
   });
 
-  it("sendToChatName: the chat's own account sends even after another account connected (README Choices)", async () => {
+  it("sendToChatName: the chat's own account sends even after another account connected (docs/api-behaviour.md)", async () => {
     const t = await bareWorkspace();
     await t.sim.connect({ phone: A });
     const { chat_id } = await t.sim.receive({ from: '+4915110000001', to: A, text: 'Hi', contact_name: 'Alice' });

@@ -116,9 +116,9 @@ describe('verifyWebhook and verifyPartnerWebhook', () => {
 });
 
 describe('README example', () => {
-  it('the example test printed in README.md is the one CI runs (examples/partner-app/test/readme-example.vitest.test.mjs)', async () => {
+  it('the example test printed in docs/testing.md is the one CI runs (examples/partner-app/test/readme-example.vitest.test.mjs)', async () => {
     const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../docs/testing.md', import.meta.url), 'utf8');
     const printed = /```js\n(import \{ it, expect \} from 'vitest';[\s\S]*?)```/.exec(readme)?.[1];
     const run = readFileSync(new URL('../../examples/partner-app/test/readme-example.vitest.test.mjs', import.meta.url), 'utf8');
     expect(printed).toBeDefined();

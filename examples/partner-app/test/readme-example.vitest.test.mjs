@@ -1,4 +1,4 @@
-// The README example test, run as it is printed there (test/testing/sandbox.test.ts checks the two match).
+// The example test of docs/testing.md, run as it is printed there (test/testing/sandbox.test.ts checks the two match).
 import { it, expect } from 'vitest';
 import { SvcClient } from 'svc';
 import { startSandbox } from 'svc/testing';
