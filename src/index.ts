@@ -11,6 +11,30 @@ import { createPartnerHttpClient } from './client/partner-http-client.js';
 export type * from './wire/types.js';
 export type * from './wire/partner-types.js';
 export type * from './wire/webhook-types.js';
+export type {
+  AccountEventPayload,
+  AccountEventType,
+  AccountPayload,
+  ChatEventPayload,
+  ChatEventType,
+  ChatPayload,
+  EventType,
+  MessageAttachment,
+  MessageEventPayload,
+  MessageEventType,
+  MessageParty,
+  MessagePayload,
+  PartnerEventData,
+  PartnerEventPayload,
+  PartnerEventType,
+  PartnerQuotaData,
+  PartnerWebhookEvent,
+  WebhookEvent,
+  WebhookEventOf,
+  WebhookEventType,
+  WorkspaceWebhookEvent,
+  WorkspaceWebhookEventOf,
+} from './wire/webhook-events.js';
 export { SvcError, type ErrorCode } from './wire/errors.js';
 export { WebhookVerificationError, verifyPartnerWebhook, verifyWebhook, type VerifyPartnerWebhookInput, type VerifyWebhookInput } from './verify.js';
 export type { HttpClientOptions };

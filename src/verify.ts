@@ -1,12 +1,14 @@
 /**
  * Receiver-side verification, for partners' own code: Standard Webhooks deliveries of workspace
- * subscriptions, and the `X-SVC-Signature` of partner deliveries. Both return the parsed event or throw
+ * subscriptions, and the `X-SVC-Signature` of partner deliveries. Both return the parsed event, typed as
+ * the `WebhookEvent` union (narrow it on `event_type`, or pass `event` to have it checked and typed), or throw
  * WebhookVerificationError saying what did not match.
  */
 import { createHash } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import { PARTNER_WEBHOOK_AUDIENCE } from './partner/partner-jwt-sign.js';
 import { verify } from './webhooks/signature.js';
+import type { PartnerEventType, WebhookEventOf, WebhookEventType } from './wire/webhook-events.js';
 
 export class WebhookVerificationError extends Error {
   constructor(message: string) {
@@ -17,7 +19,7 @@ export class WebhookVerificationError extends Error {
 
 type Headers = Record<string, string | string[] | undefined> | globalThis.Headers;
 
-export interface VerifyWebhookInput {
+export interface VerifyWebhookInput<E extends WebhookEventType = WebhookEventType> {
   /** The subscription's `whsec_...` secret. */
   secret: string;
   /** The request headers (Node's `req.headers`, or a fetch `Headers`). */
@@ -28,6 +30,8 @@ export interface VerifyWebhookInput {
   nowMs?: number;
   /** Largest accepted age of `webhook-timestamp`, in seconds (default 300). */
   toleranceSeconds?: number;
+  /** The event this receiver takes: a body of another event is refused, and the result is typed as this one. */
+  event?: E;
 }
 
 const plainHeaders = (headers: Headers): Record<string, string | string[] | undefined> =>
@@ -38,8 +42,17 @@ const header = (headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(found) ? found[0] : found;
 };
 
+/** The parsed body, refused when `event` names another event than the body's. */
+function parseEvent<E extends WebhookEventType>(body: string, event: E | undefined): WebhookEventOf<E> {
+  const parsed = JSON.parse(body) as WebhookEventOf<E>;
+  if (event !== undefined && parsed.event_type !== event) {
+    throw new WebhookVerificationError(`expected a ${event} event, got ${String(parsed.event_type)}`);
+  }
+  return parsed;
+}
+
 /** Verifies a Standard Webhooks delivery and returns its parsed body. */
-export function verifyWebhook(input: VerifyWebhookInput): unknown {
+export function verifyWebhook<E extends WebhookEventType = WebhookEventType>(input: VerifyWebhookInput<E>): WebhookEventOf<E> {
   const body = typeof input.body === 'string' ? input.body : input.body.toString('utf8');
   const result = verify({
     secret: input.secret,
@@ -49,19 +62,23 @@ export function verifyWebhook(input: VerifyWebhookInput): unknown {
     ...(input.toleranceSeconds === undefined ? {} : { toleranceSeconds: input.toleranceSeconds }),
   });
   if (!result.valid) throw new WebhookVerificationError(result.reason);
-  return JSON.parse(body) as unknown;
+  return parseEvent(body, input.event);
 }
 
-export interface VerifyPartnerWebhookInput {
+export interface VerifyPartnerWebhookInput<E extends PartnerEventType = PartnerEventType> {
   partnerId: string;
   partnerSecret: string;
   headers: Headers;
   body: string | Buffer;
   nowMs?: number;
+  /** The event this receiver takes: a body of another event is refused, and the result is typed as this one. */
+  event?: E;
 }
 
 /** Verifies a partner delivery's `X-SVC-Signature` (HS256 JWT, webhook audience, bound to the body) and returns the parsed body. */
-export async function verifyPartnerWebhook(input: VerifyPartnerWebhookInput): Promise<unknown> {
+export async function verifyPartnerWebhook<E extends PartnerEventType = PartnerEventType>(
+  input: VerifyPartnerWebhookInput<E>,
+): Promise<WebhookEventOf<E>> {
   const headers = plainHeaders(input.headers);
   const body = typeof input.body === 'string' ? input.body : input.body.toString('utf8');
   const token = header(headers, 'x-svc-signature');
@@ -82,5 +99,5 @@ export async function verifyPartnerWebhook(input: VerifyPartnerWebhookInput): Pr
   if (claims['body_sha256'] !== createHash('sha256').update(body, 'utf8').digest('hex')) {
     throw new WebhookVerificationError('the signature belongs to another body');
   }
-  return JSON.parse(body) as unknown;
+  return parseEvent(body, input.event);
 }

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
-import { PARTNER_EVENTS } from '../engine/events.js';
-import { EVENT_TYPES } from '../webhooks/payload.js';
+import { EVENT_TYPES, PARTNER_EVENTS } from '../wire/webhook-events.js';
 import { completeWords } from './completion.js';
 import type { CliContext } from './context.js';
 import { commandPath } from './help-examples.js';

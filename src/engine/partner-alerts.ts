@@ -1,5 +1,5 @@
 import type { EngineContext } from './context.js';
-import type { PartnerEventType } from './events.js';
+import type { PartnerEventData, PartnerEventType } from '../wire/webhook-events.js';
 
 /** Share of the messaging quota at which `workspace:quota_near_full` fires (DESIGN.md 5). */
 export const QUOTA_NEAR_FULL_RATIO = 0.9;
@@ -8,7 +8,12 @@ export const QUOTA_NEAR_FULL_RATIO = 0.9;
  * Emits a partner event for a workspace owned by a partner; workspaces without one have no partner to tell.
  * Call inside the write transaction of the change (`ctx` is its context), so the outbox row commits with it.
  */
-export async function emitPartnerEvent(ctx: EngineContext, workspaceId: number, type: PartnerEventType, data: Record<string, unknown>): Promise<void> {
+export async function emitPartnerEvent<T extends PartnerEventType>(
+  ctx: EngineContext,
+  workspaceId: number,
+  type: T,
+  data: Omit<PartnerEventData[T], 'workspace_id'>,
+): Promise<void> {
   const partnerId = await ctx.stores.partners.partnerOfWorkspace(workspaceId);
   if (partnerId === null) return;
   await ctx.events.emit(ctx, { type, partnerId, workspaceId, data: { workspace_id: workspaceId, ...data } });
@@ -22,7 +27,7 @@ export async function checkQuotaAlerts(ctx: EngineContext, workspaceId: number, 
   const row = await ctx.stores.workspaces.byId(workspaceId);
   if (row === undefined || row.partner_id === null || row.quota_total <= 0) return;
   const data = { quota_total: row.quota_total, quota_used: row.quota_used, period_start: new Date(row.quota_period_start).toISOString() };
-  const alerts: Array<[PartnerEventType, boolean]> = [
+  const alerts: Array<['workspace:quota_near_full' | 'workspace:quota_full', boolean]> = [
     ['workspace:quota_near_full', row.quota_used >= row.quota_total * QUOTA_NEAR_FULL_RATIO],
     ['workspace:quota_full', row.quota_used >= row.quota_total],
   ];

@@ -5,15 +5,20 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SvcError } from '../wire/errors.js';
-import { connectPageHeaders, connectPageMode } from '../partner/connect-page.js';
+import { renderCardPage } from '../partner/card-page.js';
+import { connectPageHeaders, connectPageMode, type ConnectPageMode } from '../partner/connect-page.js';
 import { prefersHtml } from './accept.js';
 import { errorBody } from './errors.js';
 
-const UNKNOWN_LINK_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><h1>This connection link does not work</h1>
+const unknownLinkPage = (mode: ConnectPageMode): string =>
+  renderCardPage({
+    title: 'Link not found',
+    mode,
+    content: `<h1>This connection link does not work</h1>
+<p class="big warn">Link not found</p>
 <p>It may have been copied incompletely, or it was never issued. Open the whole link again, or ask whoever sent it
-for a new one.</p></body></html>`;
+for a new one.</p>`,
+  });
 
 const UNKNOWN_LINK_HINT = 'open the whole link again, or ask whoever sent it for a new one';
 
@@ -24,7 +29,7 @@ export function sendUnknownLink(request: FastifyRequest, reply: FastifyReply): F
   }
   // An embedded page (`?display_mode=embedding`) must stay framable, or the partner's app shows a blocked frame.
   const mode = connectPageMode((request.query as { display_mode?: string } | undefined)?.display_mode);
-  return reply.code(404).headers(connectPageHeaders({ mode })).send(UNKNOWN_LINK_PAGE);
+  return reply.code(404).headers(connectPageHeaders({ mode })).send(unknownLinkPage(mode));
 }
 
 /** The JSON answer for an expired or revoked link; browsers get the connection page itself, in its final state. */

@@ -3,6 +3,8 @@
  * `--base-url`. JSON by default; a short HTML page when the client prefers HTML.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { escapeHtml, renderCardPage } from '../partner/card-page.js';
+import { connectPageHeaders } from '../partner/connect-page.js';
 import { prefersHtml } from './accept.js';
 import { linkBase } from './route-context.js';
 
@@ -15,7 +17,26 @@ export const serverAddresses = (origin: string, options: { metrics: boolean }) =
   ...(options.metrics ? { metrics: `${origin}/metrics` } : {}),
 });
 
-const escapeHtml = (text: string): string => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+/** The HTML form of the same list: a card like the connection page's, with each address as a link. */
+function indexPage(addresses: ReturnType<typeof serverAddresses>): string {
+  const rows: Array<[string, string | undefined]> = [
+    ['Public API (use as --base-url)', addresses.public_api],
+    ['Partner API', addresses.partner_api],
+    ['OpenAPI document of the Public API', addresses.openapi.public_api],
+    ['OpenAPI document of the Partner API', addresses.openapi.partner_api],
+    ['Health', addresses.health],
+    ['Metrics (Prometheus text)', addresses.metrics],
+  ];
+  const items = rows
+    .filter((row): row is [string, string] => row[1] !== undefined)
+    .map(([label, url]) => `<li><span class="label">${escapeHtml(label)}</span><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></li>`);
+  return renderCardPage({
+    title: 'svc',
+    mode: 'standalone',
+    wide: true,
+    content: `<h1>svc</h1>\n<p class="note">This server answers on:</p>\n<ul class="links">\n${items.join('\n')}\n</ul>`,
+  });
+}
 
 export const indexRoute =
   (options: { publicUrl: string | undefined; metrics: boolean }): FastifyPluginAsync =>
@@ -23,14 +44,6 @@ export const indexRoute =
     app.get('/', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
       const addresses = serverAddresses(linkBase(request, options.publicUrl), options);
       if (!prefersHtml(request)) return { status: 'ok', data: { service: 'svc', ...addresses } };
-      const link = (label: string, url: string) => `<li>${label}: <a href="${escapeHtml(url)}">${escapeHtml(url)}</a></li>`;
-      return reply.type('text/html; charset=utf-8').send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>svc</title></head>
-<body><h1>svc</h1><p>This server answers on:</p><ul>
-${link('Public API (use as --base-url)', addresses.public_api)}
-${link('Partner API', addresses.partner_api)}
-${link('OpenAPI document of the Public API', addresses.openapi.public_api)}
-${link('OpenAPI document of the Partner API', addresses.openapi.partner_api)}
-${link('Health', addresses.health)}
-</ul></body></html>`);
+      return reply.headers(connectPageHeaders({ mode: 'standalone' })).send(indexPage(addresses));
     });
   };

@@ -3,7 +3,10 @@ import { createHash } from 'node:crypto';
 // The stylesheet and script are constants, identical for every link and both modes (the body's data attributes
 // carry what differs), so the CSP can allow them by hash and needs no 'unsafe-inline'.
 
-/** Inline stylesheet of the connect page; `body[data-mode]` picks standalone or compact iframe layout. */
+/**
+ * Inline stylesheet of the connect page and of the other pages people see (`GET /`, a link that does not work):
+ * `body[data-mode]` picks standalone (a card) or compact iframe layout.
+ */
 export const CONNECT_PAGE_CSS = `
 :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 * { box-sizing: border-box; }
@@ -16,7 +19,7 @@ body[data-mode="standalone"] main { background: #fff; border-radius: 16px; paddi
   box-shadow: 0 4px 24px rgba(0, 0, 0, 0.08); max-width: 440px; width: 100%; }
 body[data-mode="embedding"] main { max-width: 320px; margin: 0 auto; }
 h1 { font-size: 1.35rem; margin: 0 0 20px; }
-body[data-mode="embedding"] h1, body[data-mode="embedding"] .steps { display: none; }
+body[data-mode="embedding"][data-state] h1, body[data-mode="embedding"] .steps { display: none; }
 .state { display: none; }
 body[data-state="waiting"] .state-waiting, body[data-state="connected"] .state-connected,
 body[data-state="expired"] .state-expired, body[data-state="revoked"] .state-revoked { display: block; }
@@ -30,6 +33,13 @@ body[data-mode="embedding"] .qr { max-width: 240px; padding: 8px; }
 .state-expired .big, .state-revoked .big { color: #9a6700; }
 .offline { display: none; color: #cf222e; font-size: 0.85rem; margin: 12px 0 0; }
 body[data-offline="true"][data-state="waiting"] .offline { display: block; }
+.warn { color: #9a6700; }
+body[data-mode="standalone"] main.wide { max-width: 600px; }
+a { color: #0969da; }
+.links { list-style: none; text-align: left; margin: 12px 0 0; padding: 0; }
+.links li { padding: 10px 0; border-top: 1px solid #eaeef2; }
+.links .label { display: block; color: #59636e; font-size: 0.85rem; margin-bottom: 2px; }
+.links a { word-break: break-all; }
 `;
 
 /**

@@ -17,6 +17,7 @@ import { SqliteDatabase } from '../store/sqlite-database.js';
 import { verifyWebhook } from '../verify.js';
 import type { SimScanResult } from '../wire/partner-types.js';
 import type { SimAccountResult, SimReceiveResult } from '../wire/types.js';
+import type { EventType, WebhookEventOf } from '../wire/webhook-events.js';
 import { parseDuration } from './duration.js';
 
 export interface SandboxOptions {
@@ -26,10 +27,13 @@ export interface SandboxOptions {
   webhookRetryDelaysMs?: number[];
 }
 
-/** A delivery the sandbox's own receiver got, verified against the subscription's secret. */
-export interface SandboxDelivery {
-  event: string;
-  payload: Record<string, unknown>;
+/**
+ * A delivery the sandbox's own receiver got, verified against the subscription's secret; `payload` is typed
+ * as the body of event `E` (`payload.message.text` of a `message:received:new`, for one).
+ */
+export interface SandboxDelivery<E extends EventType = EventType> {
+  event: E;
+  payload: WebhookEventOf<E>;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -55,7 +59,7 @@ export interface Sandbox {
    * The next delivery of `event` to the sandbox workspace, at the sandbox's own receiver, with its signature
    * verified. The first call for an event subscribes the receiver to it (visible in GET /api/webhooks).
    */
-  nextDelivery(options: { event: string; timeoutMs?: number }): Promise<SandboxDelivery>;
+  nextDelivery<E extends EventType>(options: { event: E; timeoutMs?: number }): Promise<SandboxDelivery<E>>;
   stop(): Promise<void>;
 }
 
@@ -140,8 +144,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       }
       const signingSecret = await secret;
       const delivery = await receiver.next(event, timeoutMs);
-      verifyWebhook({ secret: signingSecret, headers: delivery.headers, body: delivery.body, nowMs: clock.now() });
-      return { ...delivery, event, payload: JSON.parse(delivery.body) as Record<string, unknown> };
+      const payload = verifyWebhook({ secret: signingSecret, headers: delivery.headers, body: delivery.body, nowMs: clock.now(), event });
+      return { ...delivery, event, payload };
     },
     stop() {
       stopped ??= (async () => {

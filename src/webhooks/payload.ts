@@ -1,32 +1,38 @@
 /**
- * Webhook event types and the JSON bodies delivered for them. Message events follow SPEC.md 2.5 at the
- * top level. Shape rule: every documented key is always present (null when unknown), except `reactions`,
- * which SPEC.md says is present only when the message has reactions.
+ * Builds the JSON bodies delivered for workspace events. Shape rule: every documented key is always present
+ * (null when unknown), except `reactions`, which is present only when the message has reactions.
  */
+import {
+  EVENT_TYPES,
+  type AccountEventPayload,
+  type AccountEventType,
+  type AccountPayload,
+  type ChatEventPayload,
+  type ChatEventType,
+  type ChatPayload,
+  type EventType,
+  type MessageEventPayload,
+  type MessageEventType,
+  type MessagePayload,
+} from '../wire/webhook-events.js';
 
-/** The eight message and chat events of SPEC.md 6. */
-export const MESSAGE_EVENT_TYPES = ['message:new', 'message:received:new', 'message:sent:new'] as const;
-export const CHAT_EVENT_TYPES = [
-  'chat:created',
-  'chat:received:created',
-  'chat:sent:created',
-  'chat:assigned',
-  'chat:unassigned',
-] as const;
-/** The account events of DESIGN.md 4. */
-export const ACCOUNT_EVENT_TYPES = [
-  'messenger:account:connected',
-  'messenger:account:disconnected',
-  'messenger:account:suspended',
-  'messenger:account:resumed',
-] as const;
-/** Every event a workspace subscription may name. */
-export const EVENT_TYPES = [...MESSAGE_EVENT_TYPES, ...CHAT_EVENT_TYPES, ...ACCOUNT_EVENT_TYPES] as const;
-
-export type MessageEventType = (typeof MESSAGE_EVENT_TYPES)[number];
-export type ChatEventType = (typeof CHAT_EVENT_TYPES)[number];
-export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
-export type EventType = (typeof EVENT_TYPES)[number];
+// The names and body shapes are wire types (the package exports them); this module builds the bodies.
+export {
+  ACCOUNT_EVENT_TYPES,
+  CHAT_EVENT_TYPES,
+  EVENT_TYPES,
+  MESSAGE_EVENT_TYPES,
+  type AccountEventPayload,
+  type AccountEventType,
+  type AccountPayload,
+  type ChatEventPayload,
+  type ChatEventType,
+  type ChatPayload,
+  type EventType,
+  type MessageEventPayload,
+  type MessageEventType,
+  type MessagePayload,
+} from '../wire/webhook-events.js';
 
 /** True when `value` is one of the event identifiers a subscription may use. */
 export const isEventType = (value: unknown): value is EventType =>
@@ -90,58 +96,6 @@ export interface MessageInput {
   attachments: AttachmentInput[];
   /** Emoji to count; omitted from the payload when empty. */
   reactions: Record<string, number | string>;
-}
-
-/** The SPEC.md 2.5 `chat` object. */
-export interface ChatPayload {
-  full_name: string;
-  chat_url: string;
-  chat_id: number;
-  is_group: boolean;
-  phone: string;
-  responsible_name: string | null;
-  responsible_email: string | null;
-}
-
-export interface AccountPayload {
-  full_name: string;
-  email: string;
-  phone: string;
-}
-
-export interface MessagePayload {
-  text: string;
-  direction: 'sent' | 'received';
-  origin: string;
-  timestamp: string;
-  message_uid: string;
-  reply_to_uid: string | null;
-  sender: { full_name: string | null; phone: string };
-  recipient: { full_name: string | null; phone: string };
-  attachments: Array<{ temporary_download_url: string; filename: string; size: number; mimetype: string }>;
-  reactions?: Record<string, string>;
-}
-
-/** Body of a message event (SPEC.md 2.5). */
-export interface MessageEventPayload {
-  event_type: MessageEventType;
-  chat: ChatPayload;
-  messenger_account: AccountPayload;
-  message: MessagePayload;
-}
-
-/** Body of a chat event: SPEC.md does not show it, so it is the message body without `message`. */
-export interface ChatEventPayload {
-  event_type: ChatEventType;
-  chat: ChatPayload;
-  messenger_account: AccountPayload;
-}
-
-/** Body of an account event: the account plus its new status and when it changed. */
-export interface AccountEventPayload {
-  event_type: AccountEventType;
-  messenger_account: AccountPayload & { status: 'connected' | 'disconnected' | 'suspended' };
-  occurred_at: string;
 }
 
 export type WebhookPayload = MessageEventPayload | ChatEventPayload | AccountEventPayload;

@@ -1,21 +1,10 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAIRING_WINDOW_MS } from '../../src/partner/pairing.js';
 import { decodeRgba } from '../partner/terminal-qr-decode.js';
+import { CHROMIUM, chromiumInstalled, launchChromium } from './chromium.js';
 import { startParentSite, startRealConnectServer, type RealConnectServer } from './connect-servers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PHONE = '+15550001234';
 const PHONE_2 = '+15550001235';
 
@@ -90,7 +79,7 @@ async function waitForMessage(page: Page, predicate: (message: PostedMessage) =>
   throw new Error(`no matching postMessage; got ${JSON.stringify(await messagesOf(page))}`);
 }
 
-if (!existsSync(CHROMIUM)) {
+if (!chromiumInstalled()) {
   describe('connect page in headless Chromium', () => {
     it.skip(`skipped: ${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`, () => {});
   });
@@ -103,7 +92,7 @@ if (!existsSync(CHROMIUM)) {
 
     beforeAll(async () => {
       [server, parent] = await Promise.all([startRealConnectServer(), startParentSite()]);
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
     });
     afterAll(async () => {
       await browser?.close();

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
+import { createServerMetrics } from '../../src/runtime/metrics.js';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
@@ -10,12 +11,14 @@ import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 /**
  * The real server (buildServer over a real engine) on 127.0.0.1, port 0, with a partner and a workspace.
  * The engine runs on a fake clock, so a test turns the pairing window or expires a link by advancing it.
+ * `metrics` serves GET /metrics too, as `svc serve` does.
  */
-export async function startRealConnectServer() {
+export async function startRealConnectServer(options: { metrics?: boolean } = {}) {
   const clock = new FakeClock(Date.now());
   const engine = createEngine({ database: new SqliteDatabase(openDatabase(':memory:')), clock });
   const partner = await engine.admin.createPartner({ name: 'Acme' });
-  const app: FastifyInstance = buildServer({ engine, rateLimitPerMinute: 0 });
+  const metrics = options.metrics === true ? { metrics: createServerMetrics() } : {};
+  const app: FastifyInstance = buildServer({ engine, rateLimitPerMinute: 0, ...metrics });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');

@@ -99,7 +99,7 @@ describe('OpenAPI documents', () => {
     expect(api.components.schemas.WebhookChat.properties.responsible_email.type).toEqual(['string', 'null']);
 
     const checker = new DocumentChecker(api, 'public-webhooks');
-    const events = ['message:received:new', 'chat:received:created', 'messenger:account:connected'];
+    const events = ['message:received:new', 'chat:received:created', 'messenger:account:connected'] as const;
     const arrivals = events.map((event) => sandbox.nextDelivery({ event }));
     await sandbox.connectAccount('+15550003002');
     await sandbox.receiveMessage({ from: '+4915112340001', to: '+15550003002', text: 'Hello' });

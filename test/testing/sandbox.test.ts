@@ -4,6 +4,7 @@ import { PartnerClient, SvcClient, WebhookVerificationError, verifyPartnerWebhoo
 import { partnerWebhookHeaders } from '../../src/partner/partner-jwt-sign.js';
 import { parseDuration } from '../../src/testing/duration.js';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
+import { typedExample } from './typed-example.js';
 
 const running: Sandbox[] = [];
 afterEach(async () => {
@@ -94,6 +95,9 @@ describe('verifyWebhook and verifyPartnerWebhook', () => {
     expect(() => verifyWebhook({ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', headers, body })).toThrow(WebhookVerificationError);
     expect(() => verifyWebhook({ secret, headers, body: `${body} ` })).toThrow(/no matching v1 signature/);
     expect(() => verifyWebhook({ secret, headers, body, nowMs: Date.now() + 3_600_000 })).toThrow(/webhook-timestamp/);
+    // A receiver that names its event gets the body typed as it, and a body of another event refused.
+    expect(verifyWebhook({ secret, headers, body, event: 'message:received:new' }).message.text).toBe('x');
+    expect(() => verifyWebhook({ secret, headers, body, event: 'chat:created' })).toThrow(/expected a chat:created event, got message:received:new/);
   });
 
   it('verifyPartnerWebhook: checks partner id, signature, audience and body', async () => {
@@ -104,6 +108,7 @@ describe('verifyWebhook and verifyPartnerWebhook', () => {
     await expect(verifyPartnerWebhook({ partnerId: 'ptn_abc', partnerSecret: 'other', headers, body })).rejects.toThrow(WebhookVerificationError);
     await expect(verifyPartnerWebhook({ partnerId: 'ptn_abc', partnerSecret: 'pts_secret', headers, body: `${body} ` })).rejects.toThrow(/another body/);
     await expect(verifyPartnerWebhook({ partnerId: 'ptn_xyz', partnerSecret: 'pts_secret', headers, body })).rejects.toThrow(/another partner/);
+    await expect(verifyPartnerWebhook({ partnerId: 'ptn_abc', partnerSecret: 'pts_secret', headers, body, event: 'api-token:rotated' })).rejects.toThrow(/expected a api-token:rotated event/);
   });
 
   it('parseDuration reads what clock.advance takes', () => {
@@ -116,10 +121,9 @@ describe('verifyWebhook and verifyPartnerWebhook', () => {
 });
 
 describe('README example', () => {
-  it('the example test printed in docs/testing.md is the one CI runs (examples/partner-app/test/readme-example.vitest.test.mjs)', async () => {
+  it('the example test printed in the docs is the one CI runs (examples/partner-app/test/readme-example.vitest.test.mjs)', async () => {
     const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../../docs/testing.md', import.meta.url), 'utf8');
-    const printed = /```js\n(import \{ it, expect \} from 'vitest';[\s\S]*?)```/.exec(readme)?.[1];
+    const printed = typedExample().code;
     const run = readFileSync(new URL('../../examples/partner-app/test/readme-example.vitest.test.mjs', import.meta.url), 'utf8');
     expect(printed).toBeDefined();
     expect(run.split('\n').slice(1).join('\n')).toBe(printed);

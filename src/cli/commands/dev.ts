@@ -4,7 +4,7 @@ import type { ListenSession } from '../../client/listen-client.js';
 import type { ForwardTarget } from '../../client/listen-forward.js';
 import { prepareDevWorkspace, type DevWorkspace } from '../../client/dev-workspace.js';
 import { describeStore } from '../../client/store-description.js';
-import { EVENT_TYPES } from '../../webhooks/payload.js';
+import { EVENT_TYPES } from '../../wire/webhook-events.js';
 import type { CliContext } from '../context.js';
 import { EXIT, usageError } from '../errors.js';
 import type { InterruptSignal } from '../io.js';

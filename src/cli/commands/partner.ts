@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { PARTNER_EVENTS } from '../../engine/events.js';
+import { PARTNER_EVENTS } from '../../wire/webhook-events.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { allOption, fetchPages, notePage, pageOption, type PageOptions } from '../pagination.js';

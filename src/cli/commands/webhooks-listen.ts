@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ListenClient, ListenDeliveryDto, ListenReportDto, ListenResultInput, ListenSession, ListenStatus } from '../../client/listen-client.js';
 import type { ForwardTarget } from '../../client/listen-forward.js';
 import { describeEvent } from '../describe-event.js';
-import { EVENT_TYPES } from '../../webhooks/payload.js';
+import { EVENT_TYPES } from '../../wire/webhook-events.js';
 import { didYouMean } from '../../wire/suggest.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../errors.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { EVENT_TYPES } from '../../webhooks/payload.js';
+import { EVENT_TYPES } from '../../wire/webhook-events.js';
 import type { CliContext } from '../context.js';
 import { registerTrigger } from './trigger.js';
 import { registerWebhookCommands } from './webhook-commands.js';
