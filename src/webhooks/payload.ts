@@ -1,7 +1,9 @@
 /**
  * Webhook event types and the JSON bodies delivered for them. Message events follow SPEC.md 2.5 at the
- * top level. Shape rule: every documented key is always present (null when unknown), except `reactions`,
- * which SPEC.md says is present only when the message has reactions.
+ * top level. Shape rule: every documented key is always present, except the ones a message or chat may
+ * lack, which are left out rather than null (a client generated from the plain types accepts that):
+ * `reactions` (present when the message has reactions), `reply_to_uid` (when it replies to one), and
+ * `responsible_name` / `responsible_email` (while the chat is assigned).
  */
 
 /** The eight message and chat events of SPEC.md 6. */
@@ -99,8 +101,8 @@ export interface ChatPayload {
   chat_id: number;
   is_group: boolean;
   phone: string;
-  responsible_name: string | null;
-  responsible_email: string | null;
+  responsible_name?: string;
+  responsible_email?: string;
 }
 
 export interface AccountPayload {
@@ -115,7 +117,7 @@ export interface MessagePayload {
   origin: string;
   timestamp: string;
   message_uid: string;
-  reply_to_uid: string | null;
+  reply_to_uid?: string;
   sender: { full_name: string | null; phone: string };
   recipient: { full_name: string | null; phone: string };
   attachments: Array<{ temporary_download_url: string; filename: string; size: number; mimetype: string }>;
@@ -153,8 +155,8 @@ export const chatPayload = (chat: ChatInput): ChatPayload => ({
   chat_id: chat.id,
   is_group: chat.isGroup,
   phone: chat.contactPhone,
-  responsible_name: chat.responsibleName,
-  responsible_email: chat.responsibleEmail,
+  ...(chat.responsibleName === null ? {} : { responsible_name: chat.responsibleName }),
+  ...(chat.responsibleEmail === null ? {} : { responsible_email: chat.responsibleEmail }),
 });
 
 /** The SPEC.md 2.5 `messenger_account` object. */
@@ -172,7 +174,7 @@ export function messagePayload(message: MessageInput): MessagePayload {
     origin: message.origin,
     timestamp: formatPayloadTimestamp(message.createdAt),
     message_uid: message.uid,
-    reply_to_uid: message.replyToUid === '' ? null : message.replyToUid,
+    ...(message.replyToUid === null || message.replyToUid === '' ? {} : { reply_to_uid: message.replyToUid }),
     sender: { full_name: message.sender.fullName, phone: message.sender.phone },
     recipient: { full_name: message.recipient.fullName, phone: message.recipient.phone },
     attachments: message.attachments.map((a) => ({
