@@ -9,6 +9,9 @@ import { SvcError } from './errors.js';
 const NUL = '\u0000';
 const ALL_NUL = /\u0000/g;
 
+/** The rule as the API documents state it. */
+export const NUL_RULE = 'No text value (in a body, a path or a query) may contain the NUL character (U+0000): such a request is refused with 400 validation_error.';
+
 export const hasNul = (text: string): boolean => text.includes(NUL);
 
 /** The replacement character (U+FFFD) stands where a NUL was. */

@@ -91,6 +91,13 @@ for (const store of STORES) {
       expect(await counts()).toEqual(before);
     });
 
+    it('both API documents state the rule', async () => {
+      for (const url of ['/api/openapi.json', '/partner/openapi.json']) {
+        const doc = (await app.inject({ method: 'GET', url })).json() as { info: { description: string } };
+        expect(doc.info.description, url).toContain('may contain the NUL character (U+0000): such a request is refused with 400 validation_error');
+      }
+    });
+
     it('text without NUL, U+FFFD and other control characters included, is still accepted', async () => {
       const response = await app.inject({
         method: 'POST',
