@@ -109,8 +109,9 @@ export const chatDto = async (ctx: EngineContext, row: ChatRow): Promise<ChatDto
   phone: row.contact_phone,
   is_group: row.is_group === 1,
   messenger_account_phone: row.account_phone,
-  responsible_email: row.responsible_email,
-  responsible_name: row.responsible_name,
+  // Absent, not null, while nobody is responsible: a client generated from the plain string types accepts it.
+  ...(row.responsible_email === null ? {} : { responsible_email: row.responsible_email }),
+  ...(row.responsible_name === null ? {} : { responsible_name: row.responsible_name }),
   labels: await ctx.stores.chats.labelsOf(row.id),
   created_at: isoTime(row.created_at),
 });

@@ -178,7 +178,7 @@ export const messageDto = async (ctx: EngineContext, row: MessageRow): Promise<M
   text: row.text,
   file_uid: row.file_uid,
   attachment_template_id: row.template_id,
-  reply_to_uid: row.reply_to_uid,
+  ...(row.reply_to_uid === null ? {} : { reply_to_uid: row.reply_to_uid }),
   messenger_account_phone: row.account_phone,
   contact_phone: row.contact_phone,
   credits: row.credits,

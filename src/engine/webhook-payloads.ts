@@ -119,7 +119,8 @@ export function samplePayload(ctx: EngineContext, eventType: string): Record<str
       message: {
         uid: `test-${now}`, text: 'This is a test event from svc', direction: received ? 'received' : 'sent',
         origin: ctx.network.name, createdAt: now, replyToUid: null,
-        sender: received ? contact : us, recipient: received ? us : contact, attachments: [], reactions: {},
+        // A reaction, so a receiver built against samples meets the optional `reactions` key too.
+        sender: received ? contact : us, recipient: received ? us : contact, attachments: [], reactions: { '👍': 1 },
       },
     }) };
   } else if (is<ChatEventType>(CHAT_EVENT_TYPES, eventType)) {

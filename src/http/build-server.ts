@@ -20,7 +20,7 @@ import { type RouteContext, type RouteGroup, routeContextOf } from './route-cont
 import { simRoutes } from './sim-routes.js';
 import { connectRoutes } from './connect-routes.js';
 import { partnerApiPlugin } from './partner-api-plugin.js';
-import { formatValidationErrors, validatorCompiler } from './validation.js';
+import { formatValidationErrors, refuseNulInUrl, validatorCompiler } from './validation.js';
 import { useStrictJsonParser } from './strict-json.js';
 import type { ServerMetrics } from '../runtime/metrics.js';
 import { requireMetricsToken } from './metrics-token.js';
@@ -84,6 +84,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   });
   app.setValidatorCompiler(validatorCompiler);
   useStrictJsonParser(app);
+  app.addHook('preValidation', refuseNulInUrl);
   app.setErrorHandler(buildErrorHandler(opts.onInternalError));
   if (opts.requestLog !== undefined) useRequestLog(app, opts.requestLog);
   const directory = new RouteDirectory();

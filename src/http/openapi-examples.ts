@@ -9,12 +9,12 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   SendResult: { message_uid: '01a2119b-3dfe-7d76-9b9d-c69ec2508c63', status: 'Pending', chat_id: 1, credits: 1 },
   Message: {
     uid: '01a2119b-3dfe-7d76-9b9d-c69ec2508c63', chat_id: 1, direction: 'sent', status: 'Sent', failure_reason: null, text: 'Hello',
-    file_uid: null, attachment_template_id: null, reply_to_uid: null, messenger_account_phone: '+15550001234', contact_phone: '+14155550123',
+    file_uid: null, attachment_template_id: null, messenger_account_phone: '+15550001234', contact_phone: '+14155550123',
     credits: 1, reactions: null, created_at: at, sent_at: at,
   },
   Chat: {
     id: 1, name: '+14155550123', phone: '+14155550123', is_group: false, messenger_account_phone: '+15550001234',
-    responsible_email: null, responsible_name: null, labels: ['lead'], created_at: at,
+    responsible_email: 'ann@example.com', responsible_name: 'ann', labels: ['lead'], created_at: at,
   },
   MessengerAccount: {
     id: 1, phone: '+15550001234', full_name: 'Front desk', email: 'desk@example.com', status: 'connected', connected_at: at, is_default_sender: true,
@@ -70,13 +70,12 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     event_type: 'message:received:new',
     chat: {
       full_name: 'Alice', chat_url: 'https://svc.example/chats/1', chat_id: 1, is_group: false, phone: '+4915112345',
-      responsible_name: null, responsible_email: null,
     },
     messenger_account: { full_name: 'Front desk', email: 'desk@example.com', phone: '+15550001234' },
     message: {
       text: 'Hi', direction: 'received', origin: 'sim', timestamp: '2026-11-25 08:00:00 +0000', message_uid: '01a2119b-4da7-7922-92f6-a886be50c7ba',
-      reply_to_uid: null, sender: { full_name: 'Alice', phone: '+4915112345' }, recipient: { full_name: 'Front desk', phone: '+15550001234' },
-      attachments: [],
+      reply_to_uid: '01a2119b-3dfe-7d76-9b9d-c69ec2508c63', sender: { full_name: 'Alice', phone: '+4915112345' },
+      recipient: { full_name: 'Front desk', phone: '+15550001234' }, attachments: [], reactions: { '👍': '1' },
     },
   },
 };

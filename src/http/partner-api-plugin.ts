@@ -6,6 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { PARTNER_EVENTS } from '../engine/events.js';
 import { listenRouteGroup } from './listen-routes.js';
 import { registerOpenApi } from './openapi.js';
+import { NUL_RULE } from '../wire/nul-text.js';
 import { partnerApi, usePartnerAuth } from './partner-auth.js';
 import { partnerUserRoutes } from './partner-user-routes.js';
 import { partnerWorkspaceRoutes } from './partner-workspace-routes.js';
@@ -35,7 +36,8 @@ export const partnerApiPlugin: FastifyPluginAsync<RouteContext> = async (app, op
     description:
       'Provision workspaces, seats and users; connect messenger accounts through QR links; read and rotate Public API tokens; ' +
       'subscribe to partner webhook events. ' +
-      'Every request carries a fresh HS256 JWT (claims partner_id, exp; at most 15 minutes) and X-SVC-Partner-Id.',
+      'Every request carries a fresh HS256 JWT (claims partner_id, exp; at most 15 minutes) and X-SVC-Partner-Id. ' +
+      NUL_RULE,
     basePath: '/partner',
     securitySchemes: {
       partnerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

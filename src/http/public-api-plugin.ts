@@ -6,6 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { useBearerAuth } from './auth.js';
 import { listenRoutes } from './listen-routes.js';
 import { registerOpenApi } from './openapi.js';
+import { NUL_RULE } from '../wire/nul-text.js';
 import { publicChatsRoutes } from './public-chats-routes.js';
 import { publicFilesRoutes } from './public-files-routes.js';
 import { publicMessagesRoutes } from './public-messages-routes.js';
@@ -38,7 +39,7 @@ export const publicApiPlugin: FastifyPluginAsync<PublicApiOptions> = async (app,
     area: 'public',
     title: 'svc Public API',
     version: '1.3.0',
-    description: 'Send and receive messages through connected messenger accounts.',
+    description: `Send and receive messages through connected messenger accounts. ${NUL_RULE}`,
     basePath: '/api',
   });
   for (const group of options.groups) await app.register(group, ctx);

@@ -55,6 +55,12 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
         tags,
         operationId: 'sendToChat',
         summary: 'Send a message to an existing chat by id',
+        // The minimal body is `text`; a file or template alone is svc's extension, kept so that all three
+        // send routes take the same body.
+        description:
+          'The minimal body is `text`. As on the other send routes, svc also accepts a message without text: ' +
+          'one of `text`, `file_uid` or `attachment_template_id` is required, text may accompany either attachment, ' +
+          'and the two attachments never go together.',
         params: idParams,
         body: sendToChatBody,
         response: responses(sendResultSchema),

@@ -4,7 +4,8 @@
  * and coercing them would let `"text": 123` through as "123", so bodies are type-checked strictly.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+import type { FastifySchema, FastifySchemaCompiler, preValidationHookHandler } from 'fastify';
+import { nulRefused, pathOfNul } from '../wire/nul-text.js';
 
 const shared = { allErrors: false, allowUnionTypes: true, useDefaults: true, strict: false } as const;
 
@@ -43,4 +44,16 @@ const describe = (error: ErrorObject, part: string): string => {
     return part === 'body' ? `body ${error.message ?? 'is invalid'}; send a JSON object` : `${part} ${error.message}`;
   }
   return `${part} field "${path}" ${error.message ?? 'is invalid'}`;
+};
+
+/**
+ * Path parameters and query values with a NUL character (`%00`) are refused before the route runs, naming
+ * the parameter; text in JSON bodies is checked by the body parser (strict-json.ts).
+ */
+export const refuseNulInUrl: preValidationHookHandler = (request, _reply, done) => {
+  for (const [part, values] of [['path parameter', request.params], ['query parameter', request.query]] as const) {
+    const at = pathOfNul(values);
+    if (at !== undefined) return done(nulRefused(`${part} "${at}"`));
+  }
+  done();
 };

@@ -3,6 +3,7 @@
  * compiled on first use for the dialect of the database it runs on (better-sqlite3 takes `@name` as it is;
  * PostgreSQL gets `$1, $2...`). Where the dialects differ, a statement carries one text per dialect.
  */
+import { hasNul, nulRefused } from '../wire/nul-text.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -74,11 +75,17 @@ export function toPositional(text: string): PositionalSql {
   return { text: rewritten, names };
 }
 
-/** The values of `params` in positional order; a name the caller did not give is an error, as in SQLite. */
+/**
+ * The values of `params` in positional order; a name the caller did not give is an error, as in SQLite.
+ * Every value bound on either store passes here, so this is where the one rule on NUL holds for both: a text
+ * value holding U+0000 is refused as invalid input (PostgreSQL would fail on it, SQLite would keep it), from
+ * any caller, HTTP or the CLI's local engine alike.
+ */
 export function positionalValues(names: readonly string[], params: Params | undefined): unknown[] {
   return names.map((name) => {
     const value = params?.[name];
     if (value === undefined) throw new TypeError(`missing named parameter "${name}"`);
+    if (typeof value === 'string' && hasNul(value)) throw nulRefused('a text value');
     return value;
   });
 }

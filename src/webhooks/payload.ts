@@ -1,6 +1,8 @@
 /**
- * Builds the JSON bodies delivered for workspace events. Shape rule: every documented key is always present
- * (null when unknown), except `reactions`, which is present only when the message has reactions.
+ * Builds the JSON bodies delivered for workspace events. Shape rule: every documented key is always present,
+ * except the ones a message or chat may lack, which are left out rather than null (a client generated from the
+ * plain types accepts that): `reactions` (present when the message has reactions), `reply_to_uid` (when it
+ * replies to one), and `responsible_name` / `responsible_email` (while the chat is assigned).
  */
 import {
   EVENT_TYPES,
@@ -107,8 +109,8 @@ export const chatPayload = (chat: ChatInput): ChatPayload => ({
   chat_id: chat.id,
   is_group: chat.isGroup,
   phone: chat.contactPhone,
-  responsible_name: chat.responsibleName,
-  responsible_email: chat.responsibleEmail,
+  ...(chat.responsibleName === null ? {} : { responsible_name: chat.responsibleName }),
+  ...(chat.responsibleEmail === null ? {} : { responsible_email: chat.responsibleEmail }),
 });
 
 /** The SPEC.md 2.5 `messenger_account` object. */
@@ -126,7 +128,7 @@ export function messagePayload(message: MessageInput): MessagePayload {
     origin: message.origin,
     timestamp: formatPayloadTimestamp(message.createdAt),
     message_uid: message.uid,
-    reply_to_uid: message.replyToUid === '' ? null : message.replyToUid,
+    ...(message.replyToUid === null || message.replyToUid === '' ? {} : { reply_to_uid: message.replyToUid }),
     sender: { full_name: message.sender.fullName, phone: message.sender.phone },
     recipient: { full_name: message.recipient.fullName, phone: message.recipient.phone },
     attachments: message.attachments.map((a) => ({

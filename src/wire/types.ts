@@ -57,7 +57,8 @@ export interface MessageDto {
   text: string | null;
   file_uid: string | null;
   attachment_template_id: number | null;
-  reply_to_uid: string | null;
+  /** Present only when the message replies to another one. */
+  reply_to_uid?: string;
   messenger_account_phone: string;
   contact_phone: string;
   credits: number;
@@ -72,8 +73,9 @@ export interface ChatDto {
   phone: string;
   is_group: boolean;
   messenger_account_phone: string;
-  responsible_email: string | null;
-  responsible_name: string | null;
+  /** Present only while the chat is assigned (both, or neither). */
+  responsible_email?: string;
+  responsible_name?: string;
   labels: string[];
   created_at: string;
 }

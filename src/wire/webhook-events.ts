@@ -51,8 +51,9 @@ export interface ChatPayload {
   chat_id: number;
   is_group: boolean;
   phone: string;
-  responsible_name: string | null;
-  responsible_email: string | null;
+  /** Present while the chat is assigned (both or neither). */
+  responsible_name?: string;
+  responsible_email?: string;
 }
 
 /** The `messenger_account` object: the workspace's own account the event concerns. */
@@ -84,7 +85,8 @@ export interface MessagePayload {
   /** `YYYY-MM-DD HH:MM:SS +ZZZZ`. */
   timestamp: string;
   message_uid: string;
-  reply_to_uid: string | null;
+  /** Present when the message replies to another one. */
+  reply_to_uid?: string;
   sender: MessageParty;
   recipient: MessageParty;
   attachments: MessageAttachment[];

@@ -23,11 +23,21 @@ const badPhones = fc.record({
   text: fc.string(),
 });
 
+/** A string with NUL (U+0000) somewhere in it. */
+export const withNul: fc.Arbitrary<string> = fc
+  .tuple(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }))
+  .map(([before, after]) => `${before}\u0000${after}`);
+/** Known fields, each a string holding NUL (plus the others a send needs, sometimes). */
+export const nulFields = fc
+  .tuple(fc.dictionary(fc.constantFrom(...KNOWN_FIELDS), withNul, { minKeys: 1, maxKeys: 4 }), fc.boolean())
+  .map(([fields, plausible]) => ({ ...(plausible ? { phone: '+14155550123', text: 'hi', chat_name: 'Seed' } : {}), ...fields }));
+
 /** Request bodies no well-behaved client sends: raw bytes, broken JSON, wrong types, huge and deep. */
 export const hostileBody: fc.Arbitrary<string | Buffer> = fc.oneof(
   wrongTypes.map((o) => JSON.stringify(o)),
   mixedFields.map((o) => JSON.stringify(o)),
   badPhones.map((o) => JSON.stringify(o)),
+  nulFields.map((o) => JSON.stringify(o)),
   fc.jsonValue().map((v) => JSON.stringify(v)),
   fc.string(),
   deepNesting,

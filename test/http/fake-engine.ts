@@ -45,8 +45,6 @@ const chat = (id: number): ChatDto => ({
   phone: '+14155550123',
   is_group: false,
   messenger_account_phone: '+15550001',
-  responsible_email: null,
-  responsible_name: null,
   labels: [],
   created_at: CREATED_AT,
 });
@@ -60,7 +58,6 @@ const message = (uid: string): MessageDto => ({
   text: 'Hi',
   file_uid: null,
   attachment_template_id: null,
-  reply_to_uid: null,
   messenger_account_phone: '+15550001',
   contact_phone: '+14155550123',
   credits: 1,

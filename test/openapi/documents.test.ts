@@ -95,8 +95,15 @@ describe('OpenAPI documents', () => {
     expect(partner.webhooks['api-token:rotated'].post.parameters.map((p: { name: string }) => p.name)).toEqual([
       'webhook-id', 'webhook-timestamp', 'webhook-signature', 'X-SVC-Partner-Id', 'X-SVC-Signature',
     ]);
-    // Nullable fields say so: a received message has no responsible person and no reply_to.
-    expect(api.components.schemas.WebhookChat.properties.responsible_email.type).toEqual(['string', 'null']);
+    // Fields a chat or message may lack are plain strings that are not required (absent, never null).
+    for (const [schema, field] of [['WebhookChat', 'responsible_email'], ['WebhookChat', 'responsible_name'], ['WebhookMessage', 'reply_to_uid'], ['WebhookMessage', 'reactions']]) {
+      expect(api.components.schemas[schema!].required, `${schema}.${field}`).not.toContain(field);
+      expect(api.components.schemas[schema!].properties[field!].type, `${schema}.${field}`).not.toContain('null');
+    }
+    for (const [schema, field] of [['Chat', 'responsible_email'], ['Chat', 'responsible_name'], ['Message', 'reply_to_uid']]) {
+      expect(api.components.schemas[schema!].required, `${schema}.${field}`).not.toContain(field);
+      expect(api.components.schemas[schema!].properties[field!].type, `${schema}.${field}`).toBe('string');
+    }
 
     const checker = new DocumentChecker(api, 'public-webhooks');
     const events = ['message:received:new', 'chat:received:created', 'messenger:account:connected'] as const;

@@ -3,15 +3,17 @@ import { createEngine } from '../../src/runtime/create-engine.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
 import { openDatabase } from '../../src/store/database.js';
+import type { SqlDatabase } from '../../src/store/sql-database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { recordingSink } from '../support/engine-fixtures.js';
 import { fixedRandom } from '../support/test-engine.js';
 
-/** A real engine (in-memory, fake clock, recording event sink) with one partner, and its server for `inject`. */
-export async function partnerFixture(options: { publicUrl?: string } = {}) {
+/** A real engine (in-memory unless `database` is given, fake clock, recording event sink) with one partner, and its server for `inject`. */
+export async function partnerFixture(options: { publicUrl?: string; database?: SqlDatabase } = {}) {
   const clock = new FakeClock();
   const sink = recordingSink();
-  const engine = createEngine({ database: new SqliteDatabase(openDatabase(':memory:')), clock, random: fixedRandom(), events: sink.parts });
+  const database = options.database ?? new SqliteDatabase(openDatabase(':memory:'));
+  const engine = createEngine({ database, clock, random: fixedRandom(), events: sink.parts });
   const partner = await engine.admin.createPartner({ name: 'Acme' });
   const other = await engine.admin.createPartner({ name: 'Other' });
   const app = buildServer({ engine, rateLimitPerMinute: 0, publicUrl: options.publicUrl });

@@ -46,7 +46,9 @@ describe('webhook events', () => {
     await t.engine.workers.runDue();
     const [, body] = t.sender.bodies();
     expect(Object.keys(body!).sort()).toEqual(['chat', 'event_type', 'message', 'messenger_account']);
-    expect(body!.chat).toMatchObject({ full_name: 'Ana', chat_id: first.chat_id, is_group: false, phone: '+4915100000009', responsible_name: null });
+    expect(body!.chat).toMatchObject({ full_name: 'Ana', chat_id: first.chat_id, is_group: false, phone: '+4915100000009' });
+    expect(body!.chat).not.toHaveProperty('responsible_name');
+    expect(body!.chat).not.toHaveProperty('responsible_email');
     expect(body!.chat.chat_url).toMatch(/\/api\/chats\/\d+$/);
     expect(body!.messenger_account).toMatchObject({ phone: '+15550000001' });
     expect(body!.message).toMatchObject({

@@ -59,7 +59,7 @@ describe('payload', () => {
       event_type: 'message:received:new',
       chat: {
         full_name: 'Alice', chat_url: 'https://svc.example.com/chats/42', chat_id: 42, is_group: false,
-        phone: '+4915112345678', responsible_name: null, responsible_email: null,
+        phone: '+4915112345678',
       },
       messenger_account: { full_name: 'Support', email: 'support@example.com', phone: '+15550001000' },
       message: {
@@ -73,12 +73,15 @@ describe('payload', () => {
     });
   });
 
-  it('buildMessageEvent: no reactions key without reactions; empty text and reply_to become "" and null', () => {
+  it('buildMessageEvent: no reactions or reply_to_uid key without them; empty text becomes ""', () => {
     const payload = buildMessageEvent('message:sent:new', {
       chat, account, message: { ...message, text: null, replyToUid: '', reactions: {}, attachments: [], direction: 'sent' },
     });
     expect(payload.message).not.toHaveProperty('reactions');
-    expect(payload.message).toMatchObject({ text: '', reply_to_uid: null, attachments: [], direction: 'sent' });
+    expect(payload.message).not.toHaveProperty('reply_to_uid');
+    expect(payload.chat).not.toHaveProperty('responsible_name');
+    expect(payload.chat).not.toHaveProperty('responsible_email');
+    expect(payload.message).toMatchObject({ text: '', attachments: [], direction: 'sent' });
     expect(JSON.parse(JSON.stringify(payload))).toEqual(payload);
   });
 

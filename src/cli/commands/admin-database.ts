@@ -58,10 +58,20 @@ export function registerAdminDatabase(admin: Command, ctx: CliContext): void {
           ctx.output.note(`copying ${path} ...`);
           const tables = await copySqliteToPostgres(source, target.pool);
           const rows = tables.reduce((sum, table) => sum + table.rows, 0);
+          const nulRowsReplaced = tables.reduce((sum, table) => sum + table.nulRowsReplaced, 0);
           ctx.output.result(
-            { tables, rows },
-            { kind: 'table', head: ['table', 'rows'], rows: tables.map((table) => [table.table, table.rows]), empty: 'no tables' },
+            { tables, rows, nul_rows_replaced: nulRowsReplaced },
+            {
+              kind: 'table',
+              head: ['table', 'rows', 'nul_rows_replaced'],
+              rows: tables.map((table) => [table.table, table.rows, table.nulRowsReplaced]),
+              empty: 'no tables',
+            },
           );
+          if (nulRowsReplaced > 0) {
+            const where = tables.filter((t) => t.nulRowsReplaced > 0).map((t) => `${t.table} ${t.nulRowsReplaced}`).join(', ');
+            ctx.output.note(`replaced NUL characters (U+0000), which PostgreSQL cannot store, with U+FFFD in ${nulRowsReplaced} rows (${where})`);
+          }
           ctx.output.note(`copied ${rows} rows; start \`svc serve --database URL\` (the data directory is left as it was)`);
         } finally {
           await target.close();

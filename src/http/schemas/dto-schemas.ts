@@ -37,7 +37,7 @@ export const messageSchema = object('Message', {
   text: nullable('string'),
   file_uid: nullable('string'),
   attachment_template_id: nullable('integer'),
-  reply_to_uid: nullable('string'),
+  reply_to_uid: { type: 'string', description: 'Present only when the message replies to another one' },
   messenger_account_phone: str,
   contact_phone: str,
   credits: int,
@@ -48,7 +48,7 @@ export const messageSchema = object('Message', {
   },
   created_at: time,
   sent_at: nullableTime,
-});
+}, ['reply_to_uid']);
 
 export const chatSchema = object('Chat', {
   id: int,
@@ -56,11 +56,11 @@ export const chatSchema = object('Chat', {
   phone: str,
   is_group: bool,
   messenger_account_phone: str,
-  responsible_email: nullable('string'),
-  responsible_name: nullable('string'),
+  responsible_email: { type: 'string', description: 'Present only while the chat is assigned' },
+  responsible_name: { type: 'string', description: 'Present only while the chat is assigned' },
   labels: { type: 'array', items: str },
   created_at: time,
-});
+}, ['responsible_email', 'responsible_name']);
 
 export const accountSchema = object('MessengerAccount', {
   id: int,

@@ -20,15 +20,19 @@ const payloadTime = { type: 'string', description: 'YYYY-MM-DD HH:MM:SS +ZZZZ', 
 
 const party = object('WebhookParty', { full_name: nullableStr, phone: str });
 
-export const webhookChatSchema = object('WebhookChat', {
-  full_name: str,
-  chat_url: str,
-  chat_id: { type: 'integer' },
-  is_group: { type: 'boolean' },
-  phone: str,
-  responsible_name: nullableStr,
-  responsible_email: nullableStr,
-});
+export const webhookChatSchema = object(
+  'WebhookChat',
+  {
+    full_name: str,
+    chat_url: str,
+    chat_id: { type: 'integer' },
+    is_group: { type: 'boolean' },
+    phone: str,
+    responsible_name: { type: 'string', description: 'Present only while the chat is assigned' },
+    responsible_email: { type: 'string', description: 'Present only while the chat is assigned' },
+  },
+  ['responsible_name', 'responsible_email'],
+);
 
 const accountSchema = object('WebhookAccount', { full_name: str, email: str, phone: str });
 
@@ -40,7 +44,7 @@ const messageSchema = object(
     origin: { type: 'string', description: 'Name of the messaging network' },
     timestamp: payloadTime,
     message_uid: str,
-    reply_to_uid: nullableStr,
+    reply_to_uid: { type: 'string', description: 'Present only when the message replies to another one' },
     sender: party,
     recipient: party,
     attachments: {
@@ -54,7 +58,7 @@ const messageSchema = object(
     },
     reactions: { type: 'object', additionalProperties: { type: 'string' }, description: 'Emoji -> count; present only when the message has reactions' },
   },
-  ['reactions'],
+  ['reply_to_uid', 'reactions'],
 );
 
 // `test: true` marks a sample from `svc webhooks test` or `svc trigger`; real events do not carry it.

@@ -3,14 +3,21 @@
  * table, ids kept, in one PostgreSQL transaction, so a failed copy leaves the target as empty as it was. The
  * SQLite side is read inside one read transaction: a consistent snapshot even if a process still writes
  * (stop the server first anyway, or its later writes stay behind in SQLite).
+ *
+ * PostgreSQL cannot store the NUL character (U+0000) in text, which older releases accepted on SQLite. Such
+ * text is copied with U+FFFD in each NUL's place, and the rows changed are counted per table, so the move
+ * completes and the operator hears what was changed.
  */
 import type pg from 'pg';
 import type { Db } from '../database.js';
 import { SvcError } from '../../wire/errors.js';
+import { hasNul, replaceNul } from '../../wire/nul-text.js';
 
 export interface CopiedTable {
   table: string;
   rows: number;
+  /** Rows whose text held NUL characters, copied with U+FFFD in their place. */
+  nulRowsReplaced: number;
 }
 
 /** Rows per INSERT: well under PostgreSQL's 65,535 parameters for the widest table. */
@@ -24,7 +31,7 @@ export async function copySqliteToPostgres(source: Db, pool: pg.Pool): Promise<C
   try {
     await client.query('BEGIN');
     await refuseNonEmpty(client, tables);
-    for (const table of tables) copied.push({ table, rows: await copyTable(source, client, table) });
+    for (const table of tables) copied.push({ table, ...(await copyTable(source, client, table)) });
     await client.query('COMMIT');
     return copied;
   } catch (error) {
@@ -64,7 +71,7 @@ async function refuseNonEmpty(client: pg.PoolClient, tables: string[]): Promise<
   }
 }
 
-async function copyTable(source: Db, client: pg.PoolClient, table: string): Promise<number> {
+async function copyTable(source: Db, client: pg.PoolClient, table: string): Promise<{ rows: number; nulRowsReplaced: number }> {
   const { rows: targetColumns } = await client.query<{ column_name: string }>(
     'SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
     [table],
@@ -77,6 +84,7 @@ async function copyTable(source: Db, client: pg.PoolClient, table: string): Prom
   const order = sourceColumns.includes('id') ? 'ORDER BY id' : 'ORDER BY rowid';
   let batch: unknown[][] = [];
   let count = 0;
+  let nulRowsReplaced = 0;
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     const values = batch.map((_, r) => `(${columns.map((__, c) => `$${r * columns.length + c + 1}`).join(', ')})`).join(', ');
@@ -85,7 +93,12 @@ async function copyTable(source: Db, client: pg.PoolClient, table: string): Prom
     batch = [];
   };
   for (const row of source.prepare(`SELECT ${quoted} FROM "${table}" ${order}`).raw().iterate() as Iterable<unknown[]>) {
-    batch.push(row);
+    if (row.some((value) => typeof value === 'string' && hasNul(value))) {
+      nulRowsReplaced += 1;
+      batch.push(row.map((value) => (typeof value === 'string' ? replaceNul(value) : value)));
+    } else {
+      batch.push(row);
+    }
     if (batch.length === BATCH_ROWS) await flush();
   }
   await flush();
@@ -98,5 +111,5 @@ async function copyTable(source: Db, client: pg.PoolClient, table: string): Prom
       await client.query(`SELECT setval($1, GREATEST(MAX(id), 1), MAX(id) IS NOT NULL) FROM "${table}"`, [sequence]);
     }
   }
-  return count;
+  return { rows: count, nulRowsReplaced };
 }
