@@ -28,7 +28,10 @@ export interface LocalClientOptions {
 export async function openLocalClient(options: LocalClientOptions): Promise<SvcClient> {
   const engine = await openEngine({
     dataDir: options.dataDir,
+    // Development URLs unless the instance is strict (a server without --dev served it): the instance decides.
     dev: true,
+    // A command never waits on a webhook receiver: HTTP deliveries are left to `svc serve` (or `svc dev`).
+    deliverWebhooks: false,
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });
