@@ -11,6 +11,7 @@ import { createEngine } from './create-engine.js';
 import { applyInstancePolicy, type EffectivePolicy } from './instance-policy.js';
 import type { Engine } from '../engine/engine-api.js';
 import type { SmtpSettings } from '../workers/smtp.js';
+import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
 
 export { maskSmtpUrl, type SmtpSettings } from '../workers/smtp.js';
 
@@ -52,6 +53,8 @@ export interface OpenEngineOptions {
   busyTimeoutMs?: number;
   /** Receives what the engine reports (svc serve's Prometheus metrics). */
   metrics?: EngineMetrics;
+  /** DNS behind webhook deliveries (default: the system resolver); tests make a name resolve to loopback. */
+  webhookResolveHost?: ResolveHost;
   /** Checkpoint the WAL on a thread of its own rather than inside commits (svc serve: a long-lived writer). */
   backgroundCheckpoints?: boolean;
 }
@@ -91,6 +94,7 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
     ...(options.replica === undefined ? {} : { replica: options.replica }),
     ...(options.mailLog === undefined ? {} : { ownerMailer: { log: options.mailLog } }),
     ...(options.deliverWebhooks === undefined ? {} : { deliverWebhooks: options.deliverWebhooks }),
+    ...(options.webhookResolveHost === undefined ? {} : { webhookResolveHost: options.webhookResolveHost }),
     config: {
       dev: policy.dev,
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
