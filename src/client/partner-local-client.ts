@@ -22,7 +22,7 @@ export async function openPartnerLocalClient(options: {
     dataDir: options.dataDir,
     // Development URLs unless the instance is strict (a server without --dev served it): the instance decides.
     dev: true,
-    // A command never waits on a webhook receiver: HTTP deliveries are left to `svc serve` (or `svc dev`).
+    // A command never waits on a webhook receiver nor leaves a claim behind: `svc serve` (or `svc dev`) delivers.
     deliverWebhooks: false,
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     ...(options.timeoutMs === undefined ? {} : { busyTimeoutMs: options.timeoutMs }),
