@@ -35,7 +35,8 @@ export interface DeliveryWorkerOptions {
   perEndpointCap?: number;
   /** Deliveries of one tenant (workspace or partner) in flight; default: no limit. */
   perTenantCap?: number;
-  retryDelays?: readonly number[];
+  /** The retry schedule, or where to read it before each record (the instance's schedule may change meanwhile). */
+  retryDelays?: readonly number[] | (() => readonly number[]);
   failureNotifyThreshold?: number;
   /** When set, the URL is checked again before each attempt: the policy may be stricter now than at creation. */
   urlPolicy?: UrlPolicyMode;
@@ -215,7 +216,7 @@ export class DeliveryWorker {
           owner: this.o.owner,
           outcome,
           now,
-          retryDelays: this.o.retryDelays,
+          retryDelays: typeof this.o.retryDelays === 'function' ? this.o.retryDelays() : this.o.retryDelays,
           failureNotifyThreshold: this.o.failureNotifyThreshold,
         })),
         free > 0 ? this.claimOptions(free) : null,

@@ -3,6 +3,7 @@ import { inWriteTransaction } from '../engine/context.js';
 import { LISTEN_SESSION_TTL_MS, listenSessionsOf } from '../engine/listen-sessions.js';
 import { isSvcError } from '../engine/errors.js';
 import { checkWebhookBacklog } from '../engine/webhook-backlog.js';
+import { readInstanceSettings } from '../engine/instance-settings.js';
 import type { JobRunner } from './worker-runner.js';
 
 /** Finished deliveries, their attempts and settled owner notices are kept this long, then deleted. */
@@ -16,7 +17,8 @@ const VACUUM_PAGES_PER_RUN = 25_000; // 100 MiB of 4 KiB pages
 const isReadOnly = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'SQLITE_READONLY';
 
 /**
- * The server's housekeeping, one short write transaction at a time: listen sessions whose stream has been gone
+ * The server's housekeeping, one short write transaction at a time: the instance's retry schedule is read
+ * again (another process may have changed it), listen sessions whose stream has been gone
  * for a minute are closed (their subscriptions stop collecting deliveries), old delivery logs are deleted, the
  * pages deleted files and rows leave behind are given back to the file system, and a tenant whose webhook
  * backlog passed its bound is reported.
@@ -28,6 +30,9 @@ export function createMaintenanceRunner(ctx: EngineContext): JobRunner {
 
   const sweep = async (now: number): Promise<number> => {
     let done = 0;
+    // One retry schedule per instance: a server started since with --webhook-retry-delays changed it.
+    const settings = await readInstanceSettings(ctx.sql);
+    if (settings.webhookRetryDelaysMs !== null) ctx.config.webhookRetryDelaysMs = settings.webhookRetryDelaysMs;
     for (const session of await store.staleListenSessions(now - LISTEN_SESSION_TTL_MS)) {
       try {
         await listenSessionsOf(ctx, session).close(session.id);

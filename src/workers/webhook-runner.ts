@@ -64,7 +64,8 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     perSubscriptionCap: 8,
     perEndpointCap: 8,
     perTenantCap: 16,
-    retryDelays: ctx.config.webhookRetryDelaysMs,
+    // Read at each record: the maintenance sweep follows the instance's schedule when another process changes it.
+    retryDelays: () => ctx.config.webhookRetryDelaysMs,
     failureNotifyThreshold: ctx.config.webhookFailureNotifyThreshold,
     urlPolicy: mode,
     prepareBody: (delivery) => refreshDownloadUrls(ctx, delivery.payload),

@@ -9,6 +9,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/engine/clock.js';
 import type { Engine } from '../../src/engine/engine-api.js';
 import { serve, type RunningServer } from '../../src/http/serve.js';
 import { openEngine, type OpenEngineOptions } from '../../src/runtime/open-engine.js';
@@ -168,6 +169,29 @@ for (const store of STORES) {
       await other.close();
       const settings = await open({ ...where });
       expect(await settings.admin.instanceSettings()).toMatchObject({ webhook_retry_delays_ms: [1000, 1000] });
+    });
+
+    it('a running process follows a schedule another process set since: its next retry waits 1 s after the sweep', async () => {
+      const where = await instance(store);
+      const clock = new FakeClock(Date.now());
+      const failing = createHttpServer((req, res) => req.resume().on('end', () => res.writeHead(500).end()));
+      await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+      cleanups.push(() => new Promise((resolve) => failing.close(resolve)));
+
+      // Opened before any schedule was set: the defaults (5 s, 30 s).
+      const running = await open({ ...where, dev: true, clock });
+      const ws = (await running.ensureLocalWorkspace()).workspace_id;
+      const hook = await running.webhooks(ws).create({ event_type: 'message:received:new', url: `http://127.0.0.1:${(failing.address() as AddressInfo).port}/h` });
+      await running.workers.runDue();
+
+      await (await startServer(where, { dev: true, webhookRetryDelaysMs: [1000, 1000] })).close();
+      clock.advance(20_000); // the next maintenance sweep reads the instance's settings again
+      await running.workers.runDue();
+      await running.webhooks(ws).trigger('message:received:new');
+      await running.workers.runDue();
+      const [delivery] = (await running.webhooks(ws).deliveries(hook.id, 1)).items;
+      expect(delivery?.attempts).toHaveLength(1);
+      expect(Date.parse(delivery!.next_attempt_at!) - clock.now()).toBe(1000);
     });
   });
 }
