@@ -142,7 +142,9 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
   return {
     context: ctx,
     clock,
-    webhookUrlPolicy: ctx.config.dev ? 'dev' : 'strict',
+    get webhookUrlPolicy() {
+      return ctx.config.dev ? 'dev' : 'strict';
+    },
     authenticate: async (token) => authenticateToken(stores.workspaces, token),
     ensureLocalWorkspace: async () => ensureLocalWorkspace(ctx),
     workspace,

@@ -6,6 +6,7 @@ import { DeliveryOutbox } from '../webhooks/delivery-outbox.js';
 import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
 import { DeliveryWorker, type SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
+import type { UrlPolicyMode } from '../webhooks/url-policy.js';
 import { WEBHOOK_TIMEOUT_MS } from '../webhooks/send-outcome.js';
 import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
@@ -33,20 +34,33 @@ export interface WebhookRunnerOptions {
  * they take with FOR UPDATE SKIP LOCKED); the POST runs between them, outside any transaction.
  */
 export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOptions = {}): JobRunner & { worker: DeliveryWorker } {
-  const mode = ctx.config.dev ? 'dev' : 'strict';
+  // Read at each use: an instance marked strict meanwhile makes this process strict at its next maintenance sweep.
+  const mode = (): UrlPolicyMode => (ctx.config.dev ? 'dev' : 'strict');
   let dispatcher: Dispatcher | undefined;
   let sender: Promise<SendFn> | undefined;
+  let senderMode: UrlPolicyMode | undefined;
   // Loaded and created on first use: an engine that never delivers (a CLI command, an admin command) neither
   // loads undici nor opens a connection pool. Once only: even a cached import() costs a module-map lookup.
-  const loadSender = async (): Promise<SendFn> => {
+  const loadSender = async (policy: UrlPolicyMode): Promise<SendFn> => {
     const [{ createWebhookDispatcher }, { httpSend }] = await Promise.all([
       import('../webhooks/guarded-dispatcher.js'),
       import('../webhooks/http-sender.js'),
     ]);
-    dispatcher = createWebhookDispatcher(mode, options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost });
+    dispatcher = createWebhookDispatcher(policy, options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost });
     return httpSend(dispatcher);
   };
-  const send: SendFn = options.send ?? (async (request) => (await (sender ??= loadSender()))(request));
+  const currentSender = (): Promise<SendFn> => {
+    const policy = mode();
+    if (sender !== undefined && senderMode !== policy) {
+      // The policy became strict: new connections go through the address check; open ones finish, then close.
+      void dispatcher?.close().catch(() => undefined);
+      dispatcher = undefined;
+      sender = undefined;
+    }
+    senderMode = policy;
+    return (sender ??= loadSender(policy));
+  };
+  const send: SendFn = options.send ?? (async (request) => (await currentSender())(request));
   const outbox = new DeliveryOutbox(ctx.stores.deliveries, (fn) =>
     inWriteTransaction(ctx, (tx) => fn(tx.stores.deliveries), { isolation: 'read committed' }),
   );

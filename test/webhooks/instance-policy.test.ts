@@ -193,5 +193,29 @@ for (const store of STORES) {
       expect(delivery?.attempts).toHaveLength(1);
       expect(Date.parse(delivery!.next_attempt_at!) - clock.now()).toBe(1000);
     });
+
+    it('a process running with development URLs turns strict at its next sweep once the instance is marked strict', async () => {
+      const where = await instance(store);
+      const clock = new FakeClock(Date.now());
+      const listener = await loopbackListener();
+      const running = await open({ ...where, dev: true, clock, webhookResolveHost: toLoopback });
+      const ws = (await running.ensureLocalWorkspace()).workspace_id;
+      const hook = await running.webhooks(ws).create({ event_type: 'message:received:new', url: `https://hooks.example.test:${listener.port}/h` });
+      await running.workers.runDue();
+      expect(running.webhookUrlPolicy).toBe('dev');
+
+      const operator = await open({ ...where });
+      await operator.admin.updateInstanceSettings({ strict: true });
+      await operator.close();
+      clock.advance(20_000);
+      await running.workers.runDue();
+      expect(running.webhookUrlPolicy).toBe('strict');
+      await expect(running.webhooks(ws).create({ event_type: 'message:new', url: `http://127.0.0.1:${listener.port}/h` })).rejects.toMatchObject({ code: 'validation_error' });
+      await running.webhooks(ws).trigger('message:received:new');
+      await running.workers.runDue();
+      const [delivery] = (await running.webhooks(ws).deliveries(hook.id, 1)).items;
+      expect(delivery?.attempts[0]?.error).toMatch(/private address/);
+      expect(listener.connections()).toBe(0);
+    });
   });
 }
