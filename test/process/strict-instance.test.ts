@@ -3,6 +3,7 @@
  * local commands refuse loopback webhook URLs and never dial the loopback address of a tenant's subscription,
  * `svc serve --dev` is refused, and `svc admin instance` shows and changes the rule. Built binary, both stores.
  */
+import { existsSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STORES } from '../contract/targets.js';
@@ -41,10 +42,9 @@ for (const store of STORES) {
         where.push('--database', db.url);
       }
       const listener = await loopbackListener();
+      const { token } = JSON.parse((await box.ok(['admin', 'workspace', 'create', '--name', 'Tenant', ...where, '--json'])).stdout) as { token: string };
       // A never-served sandbox allows loopback URLs (svc webhooks listen and local testing rely on it).
       expect(JSON.parse((await box.ok(['admin', 'instance', ...where, '--json'])).stdout)).toMatchObject({ webhook_urls: 'local' });
-
-      const { token } = JSON.parse((await box.ok(['admin', 'workspace', 'create', '--name', 'Tenant', ...where, '--json'])).stdout) as { token: string };
       const server = await box.serve(dataDir, database === undefined ? {} : { database });
       const created = await api<{ data: { id: number } }>(server, token, 'POST', '/api/webhooks', {
         event_type: 'message:received:new',
@@ -84,3 +84,27 @@ for (const store of STORES) {
     });
   });
 }
+
+describe('the instance rules travel with the data', () => {
+  it('`svc admin copy` keeps the strict mark and the retry schedule; `svc admin instance` creates no instance', { timeout: 60_000 }, async () => {
+    const box = new ProcessSandbox();
+    cleanups.push(() => box.cleanup());
+    const dataDir = box.tempDir();
+    await box.ok(['admin', 'workspace', 'create', '--name', 'Moving', '--data', dataDir]);
+    await box.ok(['admin', 'instance', '--strict', '--webhook-retry-delays', '2,3', '--data', dataDir]);
+    const db = await createTestDatabase('strict_copy');
+    cleanups.push(() => db.drop());
+    await box.ok(['admin', 'copy', '--data', dataDir, '--database', db.url]);
+    expect(JSON.parse((await box.ok(['admin', 'instance', '--database', db.url, '--json'])).stdout)).toEqual({
+      webhook_urls: 'strict',
+      webhook_retry_delays_ms: [2000, 3000],
+      webhook_retry_delays_default: false,
+    });
+
+    const typo = `${dataDir}-typo`;
+    const missing = await box.run(['admin', 'instance', '--strict', '--data', typo]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no svc instance/);
+    expect(existsSync(typo)).toBe(false);
+  });
+});

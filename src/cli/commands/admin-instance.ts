@@ -4,6 +4,7 @@ import type { InstanceSettingsDto, InstanceSettingsUpdate } from '../../engine/i
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
 import { secondsListToMs } from '../parse.js';
+import { existingInstance } from './admin-database.js';
 
 interface InstanceFlags {
   strict?: boolean;
@@ -34,6 +35,9 @@ export function registerAdminInstance(
         ...(opts.webhookRetryDelays === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelays === 'default' ? null : opts.webhookRetryDelays }),
       };
       const changing = Object.keys(update).length > 0;
+      // A mistyped --data must not become a new instance (marked strict, say) that reports success.
+      const { dataDir, databaseUrl } = ctx.config();
+      if (ctx.globals.baseUrl === undefined && databaseUrl === undefined) await existingInstance(dataDir);
       const settings = await withEngine(ctx, (engine) => (changing ? engine.admin.updateInstanceSettings(update) : engine.admin.instanceSettings()));
       ctx.output.result(settings, { kind: 'record', rows: rows(settings) });
       if (changing) ctx.output.note('processes already running keep the rules they started with: restart them');
