@@ -12,6 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
 import type { Engine } from '../../src/engine/engine-api.js';
 import { serve, type RunningServer } from '../../src/http/serve.js';
+import { openLocalClient } from '../../src/client/local-client.js';
+import type { ListenDeliveryDto } from '../../src/wire/listen-types.js';
 import { openEngine, type OpenEngineOptions } from '../../src/runtime/open-engine.js';
 import type { ResolveHost } from '../../src/webhooks/guarded-dispatcher.js';
 import { STORES, type Store } from '../contract/targets.js';
@@ -216,6 +218,24 @@ for (const store of STORES) {
       const [delivery] = (await running.webhooks(ws).deliveries(hook.id, 1)).items;
       expect(delivery?.attempts[0]?.error).toMatch(/private address/);
       expect(listener.connections()).toBe(0);
+    });
+
+    it('a CLI process on the instance (`svc webhooks listen`, local) schedules its retry on the instance\'s 1 s, not 5 s', async () => {
+      const where = await instance(store);
+      await (await startServer(where, { dev: true, webhookRetryDelaysMs: [1000, 1000] })).close();
+      const client = await openLocalClient({ ...where });
+      cleanups.push(() => client.close());
+      const session = await client.listen.open({ events: ['message:received:new'] });
+      cleanups.push(() => session.close());
+      await client.webhooks.trigger('message:received:new');
+      const iterator = session.deliveries()[Symbol.asyncIterator]();
+      const delivery = (await iterator.next()).value as ListenDeliveryDto;
+      const before = Date.now();
+      const report = await session.report({ delivery_id: delivery.id, status_code: 500, duration_ms: 3, error: null });
+      expect(report.status).toBe('retry_scheduled');
+      const gap = Date.parse(report.next_attempt_at!) - before;
+      expect(gap).toBeGreaterThanOrEqual(900);
+      expect(gap).toBeLessThan(2000);
     });
   });
 }
