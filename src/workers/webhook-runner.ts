@@ -36,29 +36,30 @@ export interface WebhookRunnerOptions {
 export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOptions = {}): JobRunner & { worker: DeliveryWorker } {
   // Read at each use: an instance marked strict meanwhile makes this process strict at its next maintenance sweep.
   const mode = (): UrlPolicyMode => (ctx.config.dev ? 'dev' : 'strict');
-  let dispatcher: Dispatcher | undefined;
-  let sender: Promise<SendFn> | undefined;
-  let senderMode: UrlPolicyMode | undefined;
+  let loaded: { policy: UrlPolicyMode; sender: Promise<{ send: SendFn; dispatcher: Dispatcher }> } | undefined;
   // Loaded and created on first use: an engine that never delivers (a CLI command, an admin command) neither
-  // loads undici nor opens a connection pool. Once only: even a cached import() costs a module-map lookup.
-  const loadSender = async (policy: UrlPolicyMode): Promise<SendFn> => {
+  // loads undici nor opens a connection pool. Once per policy: even a cached import() costs a module-map lookup.
+  const loadSender = async (policy: UrlPolicyMode): Promise<{ send: SendFn; dispatcher: Dispatcher }> => {
     const [{ createWebhookDispatcher }, { httpSend }] = await Promise.all([
       import('../webhooks/guarded-dispatcher.js'),
       import('../webhooks/http-sender.js'),
     ]);
-    dispatcher = createWebhookDispatcher(policy, options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost });
-    return httpSend(dispatcher);
+    const dispatcher = createWebhookDispatcher(policy, options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost });
+    return { send: httpSend(dispatcher), dispatcher };
   };
-  const currentSender = (): Promise<SendFn> => {
+  /** Closes the dispatcher of `previous` once its requests in flight have finished. */
+  const release = async (previous: typeof loaded): Promise<void> => {
+    await previous?.sender.then(({ dispatcher }) => dispatcher.close()).catch(() => undefined);
+  };
+  const currentSender = async (): Promise<SendFn> => {
     const policy = mode();
-    if (sender !== undefined && senderMode !== policy) {
-      // The policy became strict: new connections go through the address check; open ones finish, then close.
-      void dispatcher?.close().catch(() => undefined);
-      dispatcher = undefined;
-      sender = undefined;
+    if (loaded !== undefined && loaded.policy !== policy) {
+      // The policy became strict: new connections go through the address check.
+      void release(loaded);
+      loaded = undefined;
     }
-    senderMode = policy;
-    return (sender ??= loadSender(policy));
+    loaded ??= { policy, sender: loadSender(policy) };
+    return (await loaded.sender).send;
   };
   const send: SendFn = options.send ?? (async (request) => (await currentSender())(request));
   const outbox = new DeliveryOutbox(ctx.stores.deliveries, (fn) =>
@@ -108,9 +109,9 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     async stop() {
       started = false;
       await worker.stop();
-      await dispatcher?.close();
-      dispatcher = undefined;
-      sender = undefined;
+      const previous = loaded;
+      loaded = undefined;
+      await release(previous);
     },
   };
 }
