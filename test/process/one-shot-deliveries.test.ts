@@ -1,6 +1,7 @@
 /**
  * A one-shot command never waits on a webhook receiver and never claims a delivery: with a receiver that
- * hangs, `svc sim receive`, `svc workspace` and `svc send --no-wait` each finish at once, the receiver sees
+ * hangs, `svc sim receive`, `svc workspace`, `svc send --no-wait` and `svc trigger` each finish at once (the
+ * last says who delivers), the receiver sees
  * nothing from them, and the server started afterwards delivers every event exactly once. Built binary,
  * on SQLite and on PostgreSQL.
  */
@@ -71,26 +72,29 @@ for (const store of STORES) {
       const timings: Record<string, number> = {};
       const timed = async (name: string, args: string[]) => {
         const started = performance.now();
-        await box.ok([...args, ...where]);
+        const run = await box.ok([...args, ...where]);
         timings[name] = Math.round(performance.now() - started);
+        return run;
       };
       // Each receive queues one delivery; every command after the first finds one due.
       await timed('sim receive', ['sim', 'receive', '--from', '+14155550100', '--to', '+15550000001', '--text', 'one']);
       await timed('workspace', ['workspace']);
       await timed('send --no-wait', ['send', '--phone', '+14155550123', '--text', 'Hi', '--no-wait']);
       await timed('sim receive 2', ['sim', 'receive', '--from', '+14155550100', '--to', '+15550000001', '--text', 'two']);
+      const triggered = await timed('trigger', ['trigger', 'message:received:new']);
+      expect(triggered.stderr).toMatch(/`svc serve` \(or `svc dev`\) on this data delivers it/);
       for (const [name, ms] of Object.entries(timings)) expect([name, ms < ONE_SHOT_BOUND_MS]).toEqual([name, true]);
       expect(receiver.hungRequests()).toBe(0);
 
       receiver.answer();
       const server = await box.serve(where[1]!, { args: ['--dev'], ...(database === undefined ? {} : { database }) });
       const deadline = Date.now() + 15_000;
-      while (receiver.delivered.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (receiver.delivered.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       // A little longer: a delivery claimed twice would show up now.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await box.stop(server);
-      expect(receiver.delivered).toHaveLength(2);
-      expect(new Set(receiver.delivered).size).toBe(2);
+      expect(receiver.delivered).toHaveLength(3);
+      expect(new Set(receiver.delivered).size).toBe(3);
       expect(receiver.hungRequests()).toBe(0);
       console.log(`one-shot commands with a hanging receiver (${store}), ms:`, JSON.stringify(timings));
     });
