@@ -26,6 +26,7 @@ import type { WebhookSubscriptionsApi } from './webhook-subscriptions.js';
 import type { ListenSessionsApi } from './listen-sessions.js';
 import type { UrlPolicyMode } from '../webhooks/url-policy.js';
 import type { SlotReservations } from '../store/rate-limit-store.js';
+import type { InstanceSettingsDto, InstanceSettingsUpdate } from './instance-settings.js';
 
 export type { ConnectApi, PartnerApi, PartnerDirectory } from './partner-api.js';
 
@@ -107,6 +108,10 @@ export interface AdminApi {
   updateWorkspace(workspaceId: number, input: AdminWorkspaceUpdateInput): Promise<WorkspaceDto>;
   /** Issues a partner record (`email` gets its failing-webhook notices); its secret is returned this once. */
   createPartner(input: { name: string; email?: string }): Promise<CreatedPartner>;
+  /** The instance's own rules (webhook URL policy, retry schedule), which every process opening it follows. */
+  instanceSettings(): Promise<InstanceSettingsDto>;
+  /** Changes them; processes already running keep what they read when they opened the instance. */
+  updateInstanceSettings(update: InstanceSettingsUpdate): Promise<InstanceSettingsDto>;
 }
 
 export interface DownloadedFile {

@@ -8,6 +8,7 @@ import { PARTNER_LISTEN_SCHEMA } from './007-partner-listen.js';
 import { DELIVERY_INDEX_TRIM_SCHEMA } from './008-delivery-index-trim.js';
 import { RATE_LIMITS_SCHEMA } from './009-rate-limits.js';
 import { RATE_LIMIT_COUNTERS_SCHEMA } from './011-rate-limit-counters.js';
+import { INSTANCE_SETTINGS_SCHEMA } from './012-instance-settings.js';
 
 export interface Migration {
   version: number;
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'delivery-index-trim', sql: DELIVERY_INDEX_TRIM_SCHEMA },
   { version: 9, name: 'rate-limits', sql: RATE_LIMITS_SCHEMA },
   { version: 11, name: 'rate-limit-counters', sql: RATE_LIMIT_COUNTERS_SCHEMA },
+  { version: 12, name: 'instance-settings', sql: INSTANCE_SETTINGS_SCHEMA },
 ];

@@ -9,6 +9,7 @@ import { PARTNER_LISTEN_SCHEMA_PG } from './007-partner-listen.js';
 import { DELIVERY_INDEX_TRIM_SCHEMA_PG } from './008-delivery-index-trim.js';
 import { RATE_LIMITS_SCHEMA_PG } from './009-rate-limits.js';
 import { RATE_LIMIT_COUNTERS_SCHEMA_PG } from './011-rate-limit-counters.js';
+import { INSTANCE_SETTINGS_SCHEMA_PG } from './012-instance-settings.js';
 
 /** PostgreSQL's migrations: forward-only, the same version numbers and names as SQLite's (src/store/migrations). */
 export const PG_MIGRATIONS: readonly Migration[] = [
@@ -22,4 +23,5 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'delivery-index-trim', sql: DELIVERY_INDEX_TRIM_SCHEMA_PG },
   { version: 9, name: 'rate-limits', sql: RATE_LIMITS_SCHEMA_PG },
   { version: 11, name: 'rate-limit-counters', sql: RATE_LIMIT_COUNTERS_SCHEMA_PG },
+  { version: 12, name: 'instance-settings', sql: INSTANCE_SETTINGS_SCHEMA_PG },
 ];
