@@ -46,6 +46,7 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
   'admin partner create': ['svc admin partner create --data ./data --name Acme --json'],
   'admin migrate': ['svc admin migrate --database postgres://svc@db.internal:5432/svc', 'svc admin migrate --data ./data'],
   'admin copy': ['svc admin copy --data ./data --database postgres://svc@db.internal:5432/svc'],
+  'admin instance': ['svc admin instance --data ./data', 'svc admin instance --data ./data --strict', 'svc admin instance --database postgres://svc@db.internal:5432/svc --webhook-retry-delays 5,30 --json'],
   'partner workspace create': ['svc partner workspace create --name "Acme Dental" --seats 5 --json'],
   'partner workspace get': ['svc partner workspace get 2'],
   'partner workspace update': ['svc partner workspace update 2 --seats 10'],

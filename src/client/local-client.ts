@@ -19,16 +19,24 @@ export interface LocalClientOptions {
   busyTimeoutMs?: number;
   /** Start the background workers (default true). */
   workers?: boolean;
+  /**
+   * Make HTTP webhook deliveries too (default false). A CLI command never does: it would wait on receivers or
+   * leave claimed deliveries behind; `svc serve` delivers. A client kept open for long (tests) may.
+   */
+  deliverWebhooks?: boolean;
 }
 
 /**
  * The embedded engine as an SvcClient. Opening it creates the Local workspace on first use and starts the
- * background workers, so queued messages go out while this process lives.
+ * background workers, so queued messages go out while this process lives; HTTP webhook deliveries are left to
+ * `svc serve` (or `svc dev`) unless `deliverWebhooks` is set.
  */
 export async function openLocalClient(options: LocalClientOptions): Promise<SvcClient> {
   const engine = await openEngine({
     dataDir: options.dataDir,
+    // Development URLs unless the instance is strict (a server without --dev served it): the instance decides.
     dev: true,
+    deliverWebhooks: options.deliverWebhooks === true,
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });

@@ -20,7 +20,10 @@ export async function openPartnerLocalClient(options: {
 }): Promise<PartnerClient> {
   const engine = await openEngine({
     dataDir: options.dataDir,
+    // Development URLs unless the instance is strict (a server without --dev served it): the instance decides.
     dev: true,
+    // A command never waits on a webhook receiver nor leaves a claim behind: `svc serve` (or `svc dev`) delivers.
+    deliverWebhooks: false,
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     ...(options.timeoutMs === undefined ? {} : { busyTimeoutMs: options.timeoutMs }),
   });

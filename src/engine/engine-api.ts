@@ -27,6 +27,7 @@ import type { WebhookSubscriptionsApi } from './webhook-subscriptions.js';
 import type { ListenSessionsApi } from './listen-sessions.js';
 import type { UrlPolicyMode } from '../webhooks/url-policy.js';
 import type { SlotReservations } from '../store/rate-limit-store.js';
+import type { InstanceSettingsDto, InstanceSettingsUpdate } from './instance-settings.js';
 
 /** Kept in the bottom layer so `files.ts` needs nothing of this file; re-exported for the API's users. */
 export type { DownloadedFile };
@@ -111,6 +112,10 @@ export interface AdminApi {
   updateWorkspace(workspaceId: number, input: AdminWorkspaceUpdateInput): Promise<WorkspaceDto>;
   /** Issues a partner record (`email` gets its failing-webhook notices); its secret is returned this once. */
   createPartner(input: { name: string; email?: string }): Promise<CreatedPartner>;
+  /** The instance's own rules (webhook URL policy, retry schedule), which every process opening it follows. */
+  instanceSettings(): Promise<InstanceSettingsDto>;
+  /** Changes them; processes already running keep what they read when they opened the instance. */
+  updateInstanceSettings(update: InstanceSettingsUpdate): Promise<InstanceSettingsDto>;
 }
 
 

@@ -66,6 +66,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     dataDir: opts.dataDir,
     ...(opts.databaseUrl === undefined ? {} : { databaseUrl: opts.databaseUrl }),
     replica: true,
+    serve: true,
     dev: opts.dev,
     checkIntegrity: true,
     backgroundCheckpoints: true,

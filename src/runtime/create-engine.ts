@@ -32,6 +32,7 @@ import { createInbound } from '../engine/inbound.js';
 import { getMessage, listChatMessages, sendToChat, sendToChatName, sendToPhone } from '../engine/messages.js';
 import { createConnectApi, createPartnerApi, createPartnerDirectory } from '../engine/partner-api.js';
 import { createPartner } from '../engine/partners.js';
+import { instanceSettingsDto, readInstanceSettings, updateInstanceSettings } from '../engine/instance-settings.js';
 import { createSimApi } from '../engine/sim-api.js';
 import { authenticateToken } from '../engine/tokens.js';
 import { listenSessions } from '../engine/listen-sessions.js';
@@ -65,6 +66,8 @@ export interface EngineParts {
   metrics?: EngineMetrics;
   /** A long-running server that shares its database: it listens for the other replicas' wake-ups. */
   replica?: boolean;
+  /** Run the HTTP webhook worker with the other workers (default true; one-shot commands leave it out). */
+  deliverWebhooks?: boolean;
 }
 
 /** Builds an engine from its parts. The caller owns the lifecycle: `workers.start()` and `close()`. */
@@ -103,7 +106,13 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
   });
   const mailer = parts.smtp === undefined ? [] : [createOwnerMailer(ctx, parts.smtp, parts.ownerMailer)];
   const workers = createWorkerRunner(
-    [createSendDispatcher(ctx), webhookRunner, createMaintenanceRunner(ctx), ...mailer, ...(parts.runners?.(ctx) ?? [])],
+    [
+      createSendDispatcher(ctx),
+      ...(parts.deliverWebhooks === false ? [] : [webhookRunner]),
+      createMaintenanceRunner(ctx),
+      ...mailer,
+      ...(parts.runners?.(ctx) ?? []),
+    ],
     clock,
     ctx.logger,
   );
@@ -142,7 +151,9 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
   return {
     context: ctx,
     clock,
-    webhookUrlPolicy: ctx.config.dev ? 'dev' : 'strict',
+    get webhookUrlPolicy() {
+      return ctx.config.dev ? 'dev' : 'strict';
+    },
     authenticate: async (token) => authenticateToken(stores.workspaces, token),
     ensureLocalWorkspace: async () => ensureLocalWorkspace(ctx),
     workspace,
@@ -153,6 +164,8 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
       createWorkspace: async (input) => createWorkspace(ctx, input),
       updateWorkspace: async (workspaceId, input) => updateWorkspace(ctx, workspaceId, input),
       createPartner: async (input) => createPartner(ctx, input),
+      instanceSettings: async () => instanceSettingsDto(await readInstanceSettings(ctx.sql)),
+      updateInstanceSettings: async (update) => instanceSettingsDto(await updateInstanceSettings(ctx.sql, clock, update)),
     },
     partners: createPartnerDirectory(ctx),
     partner: (partnerId, options = {}) => createPartnerApi(ctx, partnerId, options.linkBase ?? ctx.config.publicUrl),

@@ -4,15 +4,18 @@ import { checkpointInBackground } from '../store/background-checkpoint.js';
 import { checkIntegrity, openDatabase } from '../store/database.js';
 import { SqliteDatabase } from '../store/sqlite-database.js';
 import type { SqlDatabase } from '../store/sql-database.js';
-import type { Clock, Random } from '../wire/clock.js';
+import { systemClock, type Clock, type Random } from '../wire/clock.js';
 import type { Logger } from '../engine/context.js';
 import type { EngineMetrics } from '../engine/engine-metrics.js';
 import { createEngine } from './create-engine.js';
+import { applyInstancePolicy, type EffectivePolicy } from './instance-policy.js';
 import type { Engine } from '../engine/engine-api.js';
 
 /** The engine as the CLI's admin commands hold it (they reach the engine only through this entry point). */
 export type { Engine };
+export type { InstanceSettingsDto, InstanceSettingsUpdate } from '../engine/instance-settings.js';
 import type { SmtpSettings } from '../workers/smtp.js';
+import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
 
 export { maskSmtpUrl, type SmtpSettings } from '../workers/smtp.js';
 
@@ -26,7 +29,18 @@ export interface OpenEngineOptions {
    * connection that listens for the other replicas' wake-ups.
    */
   replica?: boolean;
+  /**
+   * `svc serve`: `dev` false marks the instance strict for good, `dev` true is refused on a strict instance,
+   * and `webhookRetryDelaysMs` becomes the instance's schedule (src/runtime/instance-policy.ts). Any other
+   * process gets `dev` only on an instance never marked strict, and the instance's retry schedule.
+   */
+  serve?: boolean;
   dev?: boolean;
+  /**
+   * Run the HTTP webhook worker when the workers start (default true). One-shot commands pass false: they
+   * leave deliveries to a long-running process, so none waits on a receiver or leaves a claim behind.
+   */
+  deliverWebhooks?: boolean;
   publicUrl?: string;
   webhookRetryDelaysMs?: number[];
   sendLeaseMs?: number;
@@ -43,6 +57,8 @@ export interface OpenEngineOptions {
   busyTimeoutMs?: number;
   /** Receives what the engine reports (svc serve's Prometheus metrics). */
   metrics?: EngineMetrics;
+  /** DNS behind webhook deliveries (default: the system resolver); tests make a name resolve to loopback. */
+  webhookResolveHost?: ResolveHost;
   /** Checkpoint the WAL on a thread of its own rather than inside commits (svc serve: a long-lived writer). */
   backgroundCheckpoints?: boolean;
 }
@@ -61,6 +77,17 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
   // The one place that picks the store. The PostgreSQL driver is imported only here, only for a URL.
   const database: SqlDatabase =
     options.databaseUrl === undefined ? openSqlite(options) : await openPostgresStore(options.databaseUrl, options.replica === true, options.logger);
+  let policy: EffectivePolicy;
+  try {
+    policy = await applyInstancePolicy(database, options.clock ?? systemClock, {
+      serve: options.serve === true,
+      dev: options.dev ?? false,
+      webhookRetryDelaysMs: options.webhookRetryDelaysMs,
+    });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   return createEngine({
     database,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -70,10 +97,12 @@ export async function openEngine(options: OpenEngineOptions): Promise<Engine> {
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.replica === undefined ? {} : { replica: options.replica }),
     ...(options.mailLog === undefined ? {} : { ownerMailer: { log: options.mailLog } }),
+    ...(options.deliverWebhooks === undefined ? {} : { deliverWebhooks: options.deliverWebhooks }),
+    ...(options.webhookResolveHost === undefined ? {} : { webhookResolveHost: options.webhookResolveHost }),
     config: {
-      dev: options.dev ?? false,
+      dev: policy.dev,
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
-      ...(options.webhookRetryDelaysMs === undefined ? {} : { webhookRetryDelaysMs: options.webhookRetryDelaysMs }),
+      ...(policy.webhookRetryDelaysMs === undefined ? {} : { webhookRetryDelaysMs: policy.webhookRetryDelaysMs }),
       ...(options.sendLeaseMs === undefined ? {} : { sendLeaseMs: options.sendLeaseMs }),
     },
   });

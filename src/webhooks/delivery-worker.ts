@@ -35,10 +35,11 @@ export interface DeliveryWorkerOptions {
   perEndpointCap?: number;
   /** Deliveries of one tenant (workspace or partner) in flight; default: no limit. */
   perTenantCap?: number;
-  retryDelays?: readonly number[];
+  /** The retry schedule, or where to read it before each record (the instance's schedule may change meanwhile). */
+  retryDelays?: readonly number[] | (() => readonly number[]);
   failureNotifyThreshold?: number;
   /** When set, the URL is checked again before each attempt: the policy may be stricter now than at creation. */
-  urlPolicy?: UrlPolicyMode;
+  urlPolicy?: UrlPolicyMode | (() => UrlPolicyMode);
   /** Extra headers per delivery (partner webhooks add X-SVC-Partner-Id and X-SVC-Signature); `body` is what is sent. */
   extraHeaders?: (delivery: ClaimedDelivery, body: string) => Record<string, string> | Promise<Record<string, string>>;
   /** The body to send for this attempt (the engine re-signs attachment links here); default: the stored payload. */
@@ -215,7 +216,7 @@ export class DeliveryWorker {
           owner: this.o.owner,
           outcome,
           now,
-          retryDelays: this.o.retryDelays,
+          retryDelays: typeof this.o.retryDelays === 'function' ? this.o.retryDelays() : this.o.retryDelays,
           failureNotifyThreshold: this.o.failureNotifyThreshold,
         })),
         free > 0 ? this.claimOptions(free) : null,
@@ -234,7 +235,8 @@ export class DeliveryWorker {
 
   private async attempt(delivery: ClaimedDelivery): Promise<SendOutcome> {
     try {
-      if (this.o.urlPolicy !== undefined) validateWebhookUrl(delivery.url, this.o.urlPolicy);
+      const policy = typeof this.o.urlPolicy === 'function' ? this.o.urlPolicy() : this.o.urlPolicy;
+      if (policy !== undefined) validateWebhookUrl(delivery.url, policy);
       const body = (await this.o.prepareBody?.(delivery)) ?? delivery.payload;
       const headers = {
         'user-agent': 'svc-webhooks/1',

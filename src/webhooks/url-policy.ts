@@ -3,9 +3,10 @@ import { SvcError } from '../wire/errors.js';
 import { isPublicAddress, stripDecorations } from './ip-address.js';
 
 /**
- * `strict`: `svc serve` without `--dev`; only https URLs that reach public addresses.
- * `dev`: `svc serve --dev` and the local embedded engine; http and private addresses are allowed so a
- * developer can point a subscription at `http://localhost:3000`.
+ * `strict`: an instance a server without `--dev` has served (or an operator marked strict), for every process
+ * on it; only https URLs that reach public addresses.
+ * `dev`: `svc serve --dev` and the local embedded engine on an instance never marked strict; http and private
+ * addresses are allowed so a developer can point a subscription at `http://localhost:3000`.
  */
 export type UrlPolicyMode = 'strict' | 'dev';
 
@@ -42,7 +43,7 @@ export function validateWebhookUrl(url: string, mode: UrlPolicyMode): string {
   if (parsed.protocol !== 'https:') {
     throw invalidUrl(
       'url must use https on this server',
-      'Use an https endpoint, or run `svc serve --dev` (or the local engine) to allow http for local development',
+      'Use an https endpoint; this instance is strict (served without --dev): `svc webhooks listen` forwards events to a local app',
     );
   }
   const host = stripDecorations(parsed.hostname);

@@ -3,6 +3,7 @@ import { inWriteTransaction } from '../engine/context.js';
 import { LISTEN_SESSION_TTL_MS, listenSessionsOf } from '../engine/listen-sessions.js';
 import { isSvcError } from '../wire/errors.js';
 import { checkWebhookBacklog } from '../engine/webhook-backlog.js';
+import { readInstanceSettings } from '../engine/instance-settings.js';
 import type { JobRunner } from './worker-runner.js';
 
 /** Finished deliveries, their attempts and settled owner notices are kept this long, then deleted. */
@@ -16,7 +17,8 @@ const VACUUM_PAGES_PER_RUN = 25_000; // 100 MiB of 4 KiB pages
 const isReadOnly = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'SQLITE_READONLY';
 
 /**
- * The server's housekeeping, one short write transaction at a time: listen sessions whose stream has been gone
+ * The server's housekeeping, one short write transaction at a time: the instance's rules are read again
+ * (another process may have changed them), listen sessions whose stream has been gone
  * for a minute are closed (their subscriptions stop collecting deliveries), old delivery logs are deleted, the
  * pages deleted files and rows leave behind are given back to the file system, and a tenant whose webhook
  * backlog passed its bound is reported.
@@ -28,6 +30,11 @@ export function createMaintenanceRunner(ctx: EngineContext): JobRunner {
 
   const sweep = async (now: number): Promise<number> => {
     let done = 0;
+    // The instance's rules, which another process may have changed: one retry schedule (a server started since
+    // with --webhook-retry-delays), and strict URLs once marked (never the other way while this process runs).
+    const settings = await readInstanceSettings(ctx.sql);
+    if (settings.webhookRetryDelaysMs !== null) ctx.config.webhookRetryDelaysMs = settings.webhookRetryDelaysMs;
+    if (settings.strict) ctx.config.dev = false;
     for (const session of await store.staleListenSessions(now - LISTEN_SESSION_TTL_MS)) {
       try {
         await listenSessionsOf(ctx, session).close(session.id);

@@ -6,6 +6,7 @@ import { DeliveryOutbox } from '../webhooks/delivery-outbox.js';
 import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
 import { DeliveryWorker, type SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
+import type { UrlPolicyMode } from '../webhooks/url-policy.js';
 import { WEBHOOK_TIMEOUT_MS } from '../webhooks/send-outcome.js';
 import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
@@ -33,20 +34,34 @@ export interface WebhookRunnerOptions {
  * they take with FOR UPDATE SKIP LOCKED); the POST runs between them, outside any transaction.
  */
 export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOptions = {}): JobRunner & { worker: DeliveryWorker } {
-  const mode = ctx.config.dev ? 'dev' : 'strict';
-  let dispatcher: Dispatcher | undefined;
-  let sender: Promise<SendFn> | undefined;
+  // Read at each use: an instance marked strict meanwhile makes this process strict at its next maintenance sweep.
+  const mode = (): UrlPolicyMode => (ctx.config.dev ? 'dev' : 'strict');
+  let loaded: { policy: UrlPolicyMode; sender: Promise<{ send: SendFn; dispatcher: Dispatcher }> } | undefined;
   // Loaded and created on first use: an engine that never delivers (a CLI command, an admin command) neither
-  // loads undici nor opens a connection pool. Once only: even a cached import() costs a module-map lookup.
-  const loadSender = async (): Promise<SendFn> => {
+  // loads undici nor opens a connection pool. Once per policy: even a cached import() costs a module-map lookup.
+  const loadSender = async (policy: UrlPolicyMode): Promise<{ send: SendFn; dispatcher: Dispatcher }> => {
     const [{ createWebhookDispatcher }, { httpSend }] = await Promise.all([
       import('../webhooks/guarded-dispatcher.js'),
       import('../webhooks/http-sender.js'),
     ]);
-    dispatcher = createWebhookDispatcher(mode, options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost });
-    return httpSend(dispatcher);
+    const dispatcher = createWebhookDispatcher(policy, options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost });
+    return { send: httpSend(dispatcher), dispatcher };
   };
-  const send: SendFn = options.send ?? (async (request) => (await (sender ??= loadSender()))(request));
+  /** Closes the dispatcher of `previous` once its requests in flight have finished. */
+  const release = async (previous: typeof loaded): Promise<void> => {
+    await previous?.sender.then(({ dispatcher }) => dispatcher.close()).catch(() => undefined);
+  };
+  const currentSender = async (): Promise<SendFn> => {
+    const policy = mode();
+    if (loaded !== undefined && loaded.policy !== policy) {
+      // The policy became strict: new connections go through the address check.
+      void release(loaded);
+      loaded = undefined;
+    }
+    loaded ??= { policy, sender: loadSender(policy) };
+    return (await loaded.sender).send;
+  };
+  const send: SendFn = options.send ?? (async (request) => (await currentSender())(request));
   const outbox = new DeliveryOutbox(ctx.stores.deliveries, (fn) =>
     inWriteTransaction(ctx, (tx) => fn(tx.stores.deliveries), { isolation: 'read committed' }),
   );
@@ -64,7 +79,8 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     perSubscriptionCap: 8,
     perEndpointCap: 8,
     perTenantCap: 16,
-    retryDelays: ctx.config.webhookRetryDelaysMs,
+    // Read at each record: the maintenance sweep follows the instance's schedule when another process changes it.
+    retryDelays: () => ctx.config.webhookRetryDelaysMs,
     failureNotifyThreshold: ctx.config.webhookFailureNotifyThreshold,
     urlPolicy: mode,
     prepareBody: (delivery) => refreshDownloadUrls(ctx, delivery.payload),
@@ -93,9 +109,9 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     async stop() {
       started = false;
       await worker.stop();
-      await dispatcher?.close();
-      dispatcher = undefined;
-      sender = undefined;
+      const previous = loaded;
+      loaded = undefined;
+      await release(previous);
     },
   };
 }

@@ -72,7 +72,8 @@ async function baseTarget(label: string, store: Store, open: (token: string) => 
 /** The embedded engine: every workspace gets its own `openLocalClient` (its own engine and workers). */
 export async function makeLocalTarget(options: TargetOptions = {}): Promise<ContractTarget> {
   let where: { dataDir: string; databaseUrl?: string } = { dataDir: '' };
-  const base = await baseTarget('local', options.store ?? 'sqlite', (token) => openLocalClient({ ...where, token }));
+  // Kept open for the whole suite, the client delivers webhooks as a server would (a CLI command leaves them).
+  const base = await baseTarget('local', options.store ?? 'sqlite', (token) => openLocalClient({ ...where, token, deliverWebhooks: true }));
   where = { dataDir: base.dataDir, ...(base.databaseUrl === undefined ? {} : { databaseUrl: base.databaseUrl }) };
   return {
     workspace: base.workspace,

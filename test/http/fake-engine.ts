@@ -208,6 +208,10 @@ export function createFakeEngine(): FakeEngine {
       createWorkspace: async () => ({ workspace_id: 3, token: 'tok_new' }),
       updateWorkspace: async () => workspaceDto,
       createPartner: async (input) => ({ partner_id: 'ptn_fake00000', partner_secret: 'pts_fake', name: input.name }),
+      instanceSettings: async () => ({ webhook_urls: 'local', webhook_retry_delays_ms: [5000, 30_000], webhook_retry_delays_default: true }),
+      updateInstanceSettings: async () => {
+        throw new Error('instance settings are not faked');
+      },
     },
     // The partner area is tested against the real engine (test/partner); here it knows no partners.
     partners: { secretOf: async () => null, verifySecret: async () => false },

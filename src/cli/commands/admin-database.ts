@@ -68,7 +68,7 @@ const describeApplied = (applied: number[]): string => (applied.length === 0 ? '
  * The database of an instance that exists: admin commands work on one and never create one (a mistyped
  * --data would otherwise become a new, empty instance and report success).
  */
-async function existingInstance(dataDir: string): Promise<string> {
+export async function existingInstance(dataDir: string): Promise<string> {
   const { databasePath } = await import('../../runtime/open-engine.js');
   const path = databasePath(dataDir);
   if (!existsSync(path)) {

@@ -6,6 +6,7 @@ import { usageError } from '../errors.js';
 import { nonNegativeInt, positiveInt } from '../parse.js';
 import { workspaceView } from '../views.js';
 import { registerAdminDatabase } from './admin-database.js';
+import { registerAdminInstance } from './admin-instance.js';
 
 const planOption = () => new Option('--plan <plan>', 'plan of the workspace').choices(['standard', 'business']);
 
@@ -68,6 +69,7 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
 
   registerAdminPartner(admin, ctx);
   registerAdminDatabase(admin, ctx);
+  registerAdminInstance(admin, ctx, withEngine);
 }
 
 /** `svc admin partner create`: issues a Partner ID and Secret out of band (DESIGN.md 6). */

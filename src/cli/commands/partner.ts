@@ -114,7 +114,12 @@ export function registerPartner(program: Command, ctx: CliContext): void {
       ctx.output.note('the previous token no longer works');
     });
 
-  const help = { command: 'svc partner webhooks', events: PARTNER_EVENTS_HELP, eventTypes: PARTNER_EVENTS };
+  const help = {
+    command: 'svc partner webhooks',
+    events: PARTNER_EVENTS_HELP,
+    eventTypes: PARTNER_EVENTS,
+    local: () => ctx.config().partnerBaseUrl === undefined,
+  };
   const client = async () => (await ctx.partnerClient()).webhooks;
   const webhooks = partner.command('webhooks').description("the partner's webhook subscriptions and their deliveries");
   registerWebhookCommands(webhooks, ctx, client, help);

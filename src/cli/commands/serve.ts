@@ -27,8 +27,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .description('serve the data directory (--data, SVC_HOME) over HTTP: Public API under /api')
     .option('--port <port>', 'port to listen on; 0 picks a free one', port, 8080)
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--dev', 'development mode: webhooks may use http and private addresses')
-    .option('--webhook-retry-delays <seconds>', 'delays before webhook retries, e.g. 5,30', secondsListToMs)
+    .option('--dev', 'development mode: webhooks may use http and private addresses (refused once served without it)')
+    .option('--webhook-retry-delays <seconds>', 'delays before webhook retries, e.g. 5,30; kept for every process on this instance', secondsListToMs)
     .option('--public-url <url>', 'origin used in links the server hands out (QR, downloads)', httpUrl)
     .option('--rate-limit <n>', 'requests per minute per token', positiveInt)
     // No argument parser here: commander would repeat a rejected value, and this one holds a password.

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { WebhooksClient } from '../../client/client.js';
 import type { TriggeredEventDto } from '../../wire/webhook-types.js';
 import type { CliContext } from '../context.js';
-import { knownEvent, type WebhookCommandsHelp } from './webhook-commands.js';
+import { knownEvent, noteLocalDelivery, type WebhookCommandsHelp } from './webhook-commands.js';
 
 /**
  * `svc trigger EVENT` and `svc partner trigger EVENT`: a sample event ("test": true) through the real signed
@@ -16,6 +16,7 @@ export function registerTrigger(parent: Command, ctx: CliContext, client: () => 
     .action(async (event: string) => {
       const triggered = await (await client()).trigger(knownEvent(event, help));
       ctx.output.result(triggered, { kind: 'lines', lines: [summary(triggered)] });
+      if (triggered.deliveries > 0) noteLocalDelivery(ctx, help);
       if (triggered.deliveries === 0) {
         const listen = help.command === 'svc webhooks' ? ', or run `svc webhooks listen`' : '';
         ctx.output.note(`nobody takes ${triggered.event_type}: add a subscription with \`${help.command} create --event ${triggered.event_type} --url URL\`${listen}`);

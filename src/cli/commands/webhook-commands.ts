@@ -16,6 +16,13 @@ export interface WebhookCommandsHelp {
   events: string;
   /** The same identifiers as a list, to refuse a typo before any request. */
   eventTypes: readonly string[];
+  /** True when the scope is the local engine, whose commands leave HTTP deliveries to `svc serve`. */
+  local?: () => boolean;
+}
+
+/** After queueing on the local engine: say who delivers, since the command itself does not. */
+export function noteLocalDelivery(ctx: CliContext, help: WebhookCommandsHelp): void {
+  if (help.local?.() === true) ctx.output.note('queued: `svc serve` (or `svc dev`) on this data delivers it; a command does not wait for receivers');
 }
 
 /**
@@ -111,6 +118,7 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
     .action(async (id: number, deliveryId: number) => {
       const delivery = await (await client()).redeliver(id, deliveryId);
       ctx.output.result(delivery, deliveryView(delivery));
+      noteLocalDelivery(ctx, help);
     });
 
   webhooks
@@ -120,6 +128,7 @@ export function registerWebhookCommands(webhooks: Command, ctx: CliContext, clie
     .action(async (id: number) => {
       const delivery = await (await client()).test(id);
       ctx.output.result(delivery, deliveryView(delivery));
+      noteLocalDelivery(ctx, help);
       ctx.output.note(`follow it with: \`${help.command} deliveries ${id}\``);
     });
 }

@@ -16,7 +16,7 @@ export function registerWebhooks(program: Command, ctx: CliContext): Command {
   const webhooks =
     program.commands.find((c) => c.name() === 'webhooks') ??
     program.command('webhooks').description('manage webhook subscriptions and their deliveries');
-  const help = { command: 'svc webhooks', events: EVENTS_HELP, eventTypes: EVENT_TYPES };
+  const help = { command: 'svc webhooks', events: EVENTS_HELP, eventTypes: EVENT_TYPES, local: () => ctx.config().baseUrl === undefined };
   const client = async () => (await ctx.client()).webhooks;
   registerWebhookCommands(webhooks, ctx, client, help);
   registerTrigger(program, ctx, client, help);

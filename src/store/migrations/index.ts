@@ -8,6 +8,7 @@ import { PARTNER_LISTEN } from './007-partner-listen.js';
 import { DELIVERY_INDEX_TRIM } from './008-delivery-index-trim.js';
 import { RATE_LIMITS } from './009-rate-limits.js';
 import { RATE_LIMIT_COUNTERS } from './011-rate-limit-counters.js';
+import { INSTANCE_SETTINGS } from './012-instance-settings.js';
 import { forPostgres, forSqlite, type Migration, type MigrationSource } from './migration.js';
 
 export type { Migration, MigrationSource };
@@ -28,6 +29,7 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
   DELIVERY_INDEX_TRIM,
   RATE_LIMITS,
   RATE_LIMIT_COUNTERS,
+  INSTANCE_SETTINGS,
 ];
 
 /** What SQLite runs (src/store/database.ts), recorded in `user_version`. */
