@@ -25,6 +25,7 @@ import type {
   WebhookSecretDto,
   WebhookUpdateInput,
 } from '../wire/webhook-types.js';
+import type { WorkspaceApi } from '../engine/engine-api.js';
 import type { ListenClient } from './listen-client.js';
 import type { SimScanInput, SimScanResult } from '../wire/partner-types.js';
 
@@ -32,42 +33,15 @@ import type { SimScanInput, SimScanResult } from '../wire/partner-types.js';
  * The one interface every command talks to. `createClient` returns either the local embedded engine or
  * the HTTP implementation; commands never learn which. Every failure is thrown as an SvcError.
  */
-export interface SvcClient {
-  /** Where requests go, for messages such as "sent via http://127.0.0.1:8080/api". */
+export interface SvcClient extends WorkspaceApi {
   readonly target: string;
-
-  sendToPhone(input: SendToPhoneInput): Promise<SendResult>;
-  sendToChatName(input: SendToChatNameInput): Promise<SendResult>;
-  sendToChat(chatId: number, input: SendToChatInput): Promise<SendResult>;
-  getMessage(uid: string): Promise<MessageDto>;
-
-  listChats(page?: number): Promise<Page<ChatDto>>;
-  getChat(chatId: number): Promise<ChatDto>;
-  updateChat(chatId: number, input: ChatUpdateInput): Promise<ChatDto>;
-  listChatMessages(chatId: number, page?: number): Promise<Page<MessageDto>>;
-
-  uploadFile(input: FileUploadInput): Promise<FileDto>;
-  listFiles(page?: number): Promise<Page<FileDto>>;
-  getFile(uid: string): Promise<FileDto>;
-  deleteFile(uid: string): Promise<{ deleted: true; uid: string }>;
-
-  listAccounts(page?: number): Promise<Page<MessengerAccountDto>>;
-  getWorkspace(): Promise<WorkspaceDto>;
-
-  listTemplates(page?: number): Promise<Page<AttachmentTemplateDto>>;
-  createTemplate(input: TemplateCreateInput): Promise<AttachmentTemplateDto>;
-
   sim: SimClient;
-  /** Webhook subscriptions of the workspace, their attempt log, redelivery and test events. */
   webhooks: WebhooksClient;
-  /** `svc webhooks listen` sessions: deliveries handed to this process instead of POSTed. */
   listen: ListenClient;
 
-  /** Releases what the client holds (the engine's database, HTTP connections). */
   close(): Promise<void>;
 }
 
-/** Controls of the simulated network, served under `/sim` by `svc serve`. */
 export interface SimClient extends SimControls {
   /** The simulated phone scans a partner QR link and connects as that link's user. */
   scan(input: SimScanInput): Promise<SimScanResult>;

@@ -10,6 +10,7 @@ import type {
   QrLinkDto,
 } from '../wire/partner-types.js';
 import type { Page } from '../wire/types.js';
+import type { PartnerApi } from '../engine/partner-api.js';
 import type { WebhooksClient } from './client.js';
 import type { ListenClient } from './listen-client.js';
 
@@ -17,19 +18,13 @@ import type { ListenClient } from './listen-client.js';
  * The one interface `svc partner ...` talks to: the local engine on a data directory, or a remote Partner API
  * over HTTP (a fresh short-lived JWT per request). `createPartnerClient` picks one; commands never know which.
  */
-export interface PartnerClient {
+export interface PartnerClient extends Omit<PartnerApi, 'createUsers' | 'createQrLink' | 'webhooks' | 'listen'> {
   /** Where requests go, for messages. */
   readonly target: string;
-  describe(): Promise<PartnerDto>;
-  createWorkspace(input: PartnerWorkspaceCreateInput): Promise<PartnerWorkspaceDto>;
-  getWorkspace(workspaceId: number): Promise<PartnerWorkspaceDto>;
-  updateWorkspace(workspaceId: number, input: PartnerWorkspaceUpdateInput): Promise<PartnerWorkspaceDto>;
+  /** A count rather than the API's body: the CLI's and SDK's form. */
   createUsers(workspaceId: number, count: number): Promise<PartnerUserDto[]>;
-  listUsers(workspaceId: number, page?: number): Promise<Page<PartnerUserDto>>;
+  /** The body may be left out (the link lives the default 24 hours). */
   createQrLink(workspaceId: number, userId: number, input?: QrLinkCreateInput): Promise<QrLinkDto>;
-  disconnectAccount(workspaceId: number, userId: number): Promise<DisconnectResult>;
-  getApiToken(workspaceId: number): Promise<ApiTokenDto>;
-  rotateApiToken(workspaceId: number): Promise<ApiTokenDto>;
   /** The partner's own webhook subscriptions (`/partner/webhooks`), partner events only. */
   readonly webhooks: WebhooksClient;
   /** `svc partner webhooks listen` sessions: partner events handed to this process instead of POSTed. */

@@ -91,17 +91,17 @@ export interface WorkspaceApi {
   sendToChatName(input: SendToChatNameInput): Promise<SendResult>;
   sendToChat(chatId: number, input: SendToChatInput): Promise<SendResult>;
   getMessage(uid: string): Promise<MessageDto>;
-  listChats(page: number): Promise<Page<ChatDto>>;
+  listChats(page?: number): Promise<Page<ChatDto>>;
   getChat(chatId: number): Promise<ChatDto>;
   updateChat(chatId: number, input: ChatUpdateInput): Promise<ChatDto>;
-  listChatMessages(chatId: number, page: number): Promise<Page<MessageDto>>;
+  listChatMessages(chatId: number, page?: number): Promise<Page<MessageDto>>;
   uploadFile(input: FileUploadInput): Promise<FileDto>;
-  listFiles(page: number): Promise<Page<FileDto>>;
+  listFiles(page?: number): Promise<Page<FileDto>>;
   getFile(uid: string): Promise<FileDto>;
   deleteFile(uid: string): Promise<{ deleted: true; uid: string }>;
   listAccounts(page?: number): Promise<Page<MessengerAccountDto>>;
   getWorkspace(): Promise<WorkspaceDto>;
-  listTemplates(page: number): Promise<Page<AttachmentTemplateDto>>;
+  listTemplates(page?: number): Promise<Page<AttachmentTemplateDto>>;
   createTemplate(input: TemplateCreateInput): Promise<AttachmentTemplateDto>;
 }
 

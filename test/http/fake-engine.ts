@@ -124,13 +124,13 @@ export function createFakeEngine(): FakeEngine {
       sendToChatName: async () => sent(),
       sendToChat: async () => sent(),
       getMessage: async (uid) => message(uid),
-      listChats: async (page) => pageOf([chat(1), chat(2)], page),
+      listChats: async (page = 1) => pageOf([chat(1), chat(2)], page),
       getChat: async (id) => {
         if (id > 100) throw notFound(`Chat ${id}`);
         return chat(id);
       },
       updateChat: async (id, input) => ({ ...chat(id), ...(input.name === undefined ? {} : { name: input.name }) }),
-      listChatMessages: async (_id, page) => pageOf([message('msg_a')], page),
+      listChatMessages: async (_id, page = 1) => pageOf([message('msg_a')], page),
       uploadFile: async (input) => {
         const uid = `file_${++counter}`;
         const stored: StoredFile = {
@@ -144,7 +144,7 @@ export function createFakeEngine(): FakeEngine {
         files.set(uid, stored);
         return publicFile(stored);
       },
-      listFiles: async (page) => pageOf([...files.values()].map(publicFile), page),
+      listFiles: async (page = 1) => pageOf([...files.values()].map(publicFile), page),
       getFile: async (uid) => {
         const file = files.get(uid);
         if (file === undefined) throw notFound(`File ${uid}`);
@@ -160,7 +160,7 @@ export function createFakeEngine(): FakeEngine {
       },
       listAccounts: async () => ({ items: [account], page: 1, has_more_pages: false }),
       getWorkspace: async () => ({ ...workspaceDto, id: workspaceId }),
-      listTemplates: async (page) => pageOf(templates, page),
+      listTemplates: async (page = 1) => pageOf(templates, page),
       createTemplate: async (input) => {
         const template = { id: templates.length + 1, name: input.name, file_uid: input.file_uid, created_at: CREATED_AT };
         templates.push(template);
