@@ -1,3 +1,4 @@
+import type { MessageStatus } from '../wire/types.js';
 import { postgresOnly, query, type SqlExecutor } from './sql.js';
 
 export interface MessageRow {
@@ -7,7 +8,7 @@ export interface MessageRow {
   chat_id: number;
   messenger_account_id: number;
   direction: 'sent' | 'received';
-  status: 'Pending' | 'Sending' | 'Sent' | 'Failed';
+  status: MessageStatus;
   failure_reason: string | null;
   text: string | null;
   file_id: number | null;

@@ -4,7 +4,9 @@
  * so a command cannot tell the local engine from a remote server.
  */
 
-export type MessageStatus = 'Pending' | 'Sending' | 'Sent' | 'Failed';
+/** A message's states, in the order it passes them; the API documents and the store's type derive from this. */
+export const MESSAGE_STATUSES = ['Pending', 'Sending', 'Sent', 'Failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 export type Direction = 'sent' | 'received';
 export type AccountStatus = 'connected' | 'disconnected' | 'suspended';
 export type Plan = 'standard' | 'business';

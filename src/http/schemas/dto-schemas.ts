@@ -2,6 +2,7 @@
  * Response schemas of the wire DTOs in src/wire/types.ts. They document the API and drive serialisation,
  * so each must list every field of its type; nullable fields say so, or fast-json-stringify would coerce null.
  */
+import { MESSAGE_STATUSES } from '../../wire/types.js';
 import type { JsonSchema } from './common-schemas.js';
 
 const str = { type: 'string' } as const;
@@ -18,7 +19,7 @@ const object = (title: string, properties: Record<string, JsonSchema>, optional:
   properties,
 });
 
-const messageStatus = { type: 'string', enum: ['Pending', 'Sending', 'Sent', 'Failed'] } as const;
+const messageStatus = { type: 'string', enum: [...MESSAGE_STATUSES] } as const;
 const accountStatus = { type: 'string', enum: ['connected', 'disconnected', 'suspended'] } as const;
 
 export const sendResultSchema = object('SendResult', {
