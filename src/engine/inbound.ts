@@ -55,5 +55,7 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
     await tx.events.emit(tx, { type: 'message:received:new', workspaceId, messageId });
     await tx.events.emit(tx, { type: 'message:new', workspaceId, messageId });
     return { messageUid: uid, chatId: chat.id };
-  });
+    // Group commit, as for sends: the messages of one turn share a transaction. READ COMMITTED is enough: a new
+    // chat is made behind its workspace's row lock, and the rest only inserts.
+  }, { grouped: true, isolation: 'read committed' });
 }

@@ -106,7 +106,7 @@ async function acceptOutgoing(
     // Only partner workspaces have quota alerts; the row in hand says so without another read.
     if (workspace.partner_id !== null) await checkQuotaAlerts(tx, workspaceId, now);
     return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };
-  }, { grouped: true, isolation: 'read committed' });
+  }, { grouped: true, isolation: 'read committed', order: workspaceId });
   // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later).
   ctx.wake('send');
   return result;

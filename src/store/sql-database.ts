@@ -6,10 +6,15 @@ import { query, type Dialect, type SqlExecutor } from './sql.js';
 
 export interface WriteOptions {
   /**
-   * SQLite: join the write transaction that the next turn of the event loop commits for every request that
-   * asked for one (group commit), each in its own savepoint. PostgreSQL runs the transaction alone.
+   * Join the write transaction that the next turn of the event loop commits for every request that asked for
+   * one (group commit, `group-commit.ts`); a failing write undoes only its own writes.
    */
   grouped?: boolean;
+  /**
+   * Grouped writes of one batch run in ascending `order` (the workspace id of a send), so batches running at
+   * once on PostgreSQL lock shared rows in one order and never deadlock each other.
+   */
+  order?: number;
   /**
    * PostgreSQL isolation. `serializable` (the default) makes every check-then-write rule as exact as on
    * SQLite's single writer; `read committed` is for transactions that lock the rows they depend on first
@@ -53,6 +58,8 @@ export async function inSavepoint<T>(tx: SqlExecutor, fn: () => Promise<T>): Pro
     await tx.run(RELEASE);
     return result;
   } catch (error) {
+    // Rolling back to the savepoint also releases the row locks taken since: forget them.
+    tx.memo?.clear();
     await tx.run(ROLLBACK_TO);
     await tx.run(RELEASE);
     throw error;

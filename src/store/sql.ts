@@ -52,6 +52,11 @@ export interface SqlExecutor {
   get<Row>(statement: Statement<Row>, params?: Params): Promise<Row | undefined>;
   /** Runs a statement that returns no rows; resolves with the number of rows changed. */
   run(statement: Statement, params?: Params): Promise<number>;
+  /**
+   * What the writes of one open transaction remember between them (a row already locked by an earlier write
+   * of the same group commit); emptied when a savepoint rolls back, absent outside write transactions.
+   */
+  readonly memo?: Map<string, unknown>;
 }
 
 /** `@name` parameters turned into `$n`, with the order in which values are passed. */

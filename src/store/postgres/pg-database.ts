@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { query, type SqlExecutor } from '../sql.js';
 import type { SqlDatabase, WriteOptions } from '../sql-database.js';
+import { runBatch, settle, WriteGroups, type GroupedWrite } from '../group-commit.js';
 import { pgExecutor } from './pg-executor.js';
 import { isRetryableConflict, mapPgError, unavailable } from './pg-errors.js';
 import { NOTIFY_CHANNEL, PgNotifications, listenerConfig, type NotificationHandler } from './pg-notifications.js';
@@ -39,12 +40,18 @@ const NOTIFY = query('SELECT pg_notify(@channel, @topic)');
 /** How many times a transaction is run when it keeps losing serialization conflicts. */
 const MAX_CONFLICT_RETRIES = 30;
 
+/** Most writes one group commit carries; the rest wait for the next. */
+const MAX_GROUP = 256;
+
 export class PgDatabase implements SqlDatabase {
   readonly dialect = 'postgres' as const;
   readonly pool: pg.Pool;
   /** Autocommit statements on the pool. */
   readonly sql: SqlExecutor;
   private readonly listener: PgNotifications;
+  private readonly groups: WriteGroups;
+  /** The last batch had a failing write: the next one starts with a savepoint per write. */
+  private lastBatchFailed = false;
   private closed = false;
 
   constructor(private readonly options: PgDatabaseOptions) {
@@ -66,6 +73,10 @@ export class PgDatabase implements SqlDatabase {
     // fails as "unavailable" (a 503) and the pool discards it on release.
     this.pool.on('connect', (client) => client.on('error', () => undefined));
     this.sql = pgExecutor(this.pool);
+    // A few batches commit at once (the next one gathers and reads while the last one holds its rows' locks);
+    // the rest of the pool stays for reads, workers and transactions of their own.
+    const poolSize = options.poolSize ?? 10;
+    this.groups = new WriteGroups({ maxBatch: MAX_GROUP, maxInFlight: Math.max(1, Math.floor(poolSize / 3)), commit: (batch) => this.commitGroup(batch) });
     this.listener = new PgNotifications({
       newClient: () => new pg.Client(listenerConfig({ connectionString: options.url, types: typeParsers, application_name: 'svc-listen' })),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
@@ -78,13 +89,19 @@ export class PgDatabase implements SqlDatabase {
    * rebuilds on every run).
    */
   async write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-    const begin = options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE';
+    if (options.grouped === true) return this.groups.push(fn, options.order);
+    return this.transaction(options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE', (client) =>
+      fn(pgExecutor(client, new Map())),
+    );
+  }
+
+  private async transaction<T>(begin: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const client = await this.connect();
       let broken: Error | undefined;
       try {
         await client.query(begin);
-        const result = await fn(pgExecutor(client));
+        const result = await fn(client);
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -102,6 +119,21 @@ export class PgDatabase implements SqlDatabase {
         client.release(broken);
       }
     }
+  }
+
+  /**
+   * Group commit: the grouped writes of one turn run in one READ COMMITTED transaction on one connection, so a
+   * batch pays one BEGIN and COMMIT, and a row an earlier write of the batch locked (the workspace of a send)
+   * is not asked for again (`SqlExecutor.memo`). A write that fails undoes only itself (`runBatch`); a
+   * deadlock or serialization failure runs the whole batch again.
+   */
+  private async commitGroup(batch: GroupedWrite[]): Promise<void> {
+    const outcomes = await this.transaction('BEGIN', async (client) => {
+      const outcomes = await runBatch(pgExecutor(client, new Map()), batch, !this.lastBatchFailed, isRetryableConflict);
+      this.lastBatchFailed = outcomes.some((outcome) => !outcome.ok);
+      return outcomes;
+    });
+    settle(batch, outcomes);
   }
 
   /** Wake-ups across replicas: `notify` is sent when `tx` commits; `subscribe` hears every replica's. */

@@ -29,10 +29,11 @@ async function execute(target: Queryable, statement: Statement, params: Params |
   }
 }
 
-/** The SqlExecutor of a pool or of one transaction's client. */
-export function pgExecutor(target: Queryable): SqlExecutor {
+/** The SqlExecutor of a pool, or of one transaction's client (with the transaction's `memo`). */
+export function pgExecutor(target: Queryable, memo?: Map<string, unknown>): SqlExecutor {
   return {
     dialect: 'postgres',
+    ...(memo === undefined ? {} : { memo }),
     all: async <Row>(statement: Statement<Row>, params?: Params) => (await execute(target, statement, params)).rows as Row[],
     get: async <Row>(statement: Statement<Row>, params?: Params) =>
       (await execute(target, statement, params)).rows[0] as Row | undefined,
