@@ -19,7 +19,7 @@ export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown
 export interface WriteGroupsOptions {
   /** Most writes one batch carries; the rest wait for the next. */
   maxBatch: number;
-  /** Batches committing at once; while that many are open, new writes gather into a bigger next batch. */
+  /** Batches running at once; while that many run, new writes gather into a bigger next batch. */
   maxInFlight: number;
   /** Runs one batch in one transaction and settles every write of it. */
   commit: (batch: GroupedWrite[]) => Promise<void>;

@@ -54,11 +54,24 @@ const INSERT = query<{ id: number }>(
    RETURNING id`,
 );
 const INSERT_SEND_JOB = query('INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) VALUES (\'send\', @id, @accountId, @now, @now)');
-// PostgreSQL: the message and its send job in one statement, one round trip fewer while a send holds its
-// workspace's row lock. SQLite has no writing CTE and no round trips to save: it runs the two statements.
-const INSERT_WITH_SEND_JOB = postgresOnly<{ id: number }>(
-  `WITH m AS (${INSERT.text.postgres})
-   INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) SELECT 'send', id, @accountId, @now, @now FROM m RETURNING ref_id AS id`,
+// PostgreSQL: a send accepted in one statement, one round trip for the whole send: the conditional debit, and
+// only when it found room, the message, its send job and the ledger row. No row back: the quota has no room,
+// and nothing was written. SQLite runs the same steps as separate statements (no round trips to save).
+const ACCEPT_DEBITED = postgresOnly<{ id: number }>(
+  `WITH debited AS (
+     UPDATE workspaces SET quota_used = quota_used + @credits WHERE id = @workspaceId AND quota_used + @credits <= quota_total RETURNING id),
+   m AS (
+     INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, text, file_id, template_id,
+       reply_to_id, credits, created_at)
+     SELECT @uid, id, @chatId, @accountId, 'sent', 'Pending', @text, @fileId, @templateId, @replyToId, @credits, @now FROM debited
+     RETURNING id),
+   j AS (INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) SELECT 'send', id, @accountId, @now, @now FROM m)
+   INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
+   SELECT @workspaceId, id, @credits, 'debit', @now FROM m RETURNING message_id AS id`,
+);
+const DEBIT = query('UPDATE workspaces SET quota_used = quota_used + @credits WHERE id = @workspaceId AND quota_used + @credits <= quota_total');
+const LEDGER_DEBIT = query(
+  `INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at) VALUES (@workspaceId, @id, @credits, 'debit', @now)`,
 );
 const BY_UID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.uid = @uid`);
 const BY_ID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.id = @id`);
@@ -78,11 +91,17 @@ const ADD_REACTION = query(
 export function createMessageStore(sql: SqlExecutor) {
   return {
     insert: async (m: NewMessage): Promise<number> => (await sql.get(INSERT, { ...m }))!.id,
-    /** An outgoing message and the job that sends it (queued behind its account's earlier sends). */
-    async insertWithSendJob(m: NewMessage): Promise<number> {
-      if (sql.dialect === 'postgres') return (await sql.get(INSERT_WITH_SEND_JOB, { ...m }))!.id;
-      const id = (await sql.get(INSERT, { ...m }))!.id;
+    /**
+     * An outgoing message accepted against the workspace's quota: the debit, the message as Pending, its send
+     * job and its ledger row, all or nothing. Undefined (nothing written) when the quota has no room. Call
+     * inside a write transaction with the period already rolled (`rollQuotaPeriod`).
+     */
+    async acceptDebited(m: Omit<NewMessage, 'direction' | 'status'>): Promise<number | undefined> {
+      if (sql.dialect === 'postgres') return (await sql.get(ACCEPT_DEBITED, { ...m }))?.id;
+      if ((await sql.run(DEBIT, { workspaceId: m.workspaceId, credits: m.credits })) === 0) return undefined;
+      const id = (await sql.get(INSERT, { ...m, direction: 'sent', status: 'Pending' }))!.id;
       await sql.run(INSERT_SEND_JOB, { id, accountId: m.accountId, now: m.now });
+      await sql.run(LEDGER_DEBIT, { workspaceId: m.workspaceId, id, credits: m.credits, now: m.now });
       return id;
     },
     byUid: (uid: string) => sql.get(BY_UID, { uid }),

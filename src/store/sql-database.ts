@@ -40,6 +40,11 @@ export interface SqlDatabase {
     notify(tx: SqlExecutor, topic: string): Promise<void>;
     subscribe(handler: (topic: string) => void): () => void;
   };
+  /**
+   * Resolves when the database answers a trivial query on a connection of its own (readiness), however busy
+   * the pooled connections are; rejects with `unavailable` when it does not.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -148,6 +148,15 @@ export class SqliteDatabase implements SqlDatabase {
     return this.exclusively(() => this.transaction(() => fn(this.tx)));
   }
 
+  ping(): Promise<void> {
+    try {
+      this.db.prepare('SELECT 1').get();
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   async close(): Promise<void> {
     await this.beforeClose?.();
     this.cache.close();
