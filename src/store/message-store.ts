@@ -53,6 +53,13 @@ const INSERT = query<{ id: number }>(
      @credits, @now)
    RETURNING id`,
 );
+// An incoming message arrives delivered: Sent, with its time, in one statement.
+const INSERT_RECEIVED = query<{ id: number }>(
+  `INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, text, file_id,
+     reply_to_id, credits, created_at, sent_at)
+   VALUES (@uid, @workspaceId, @chatId, @accountId, 'received', 'Sent', @text, @fileId, @replyToId, 0, @now, @now)
+   RETURNING id`,
+);
 const INSERT_SEND_JOB = query('INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) VALUES (\'send\', @id, @accountId, @now, @now)');
 // PostgreSQL: a send accepted in one statement, one round trip for the whole send: the conditional debit, and
 // only when it found room, the message, its send job and the ledger row. No row back: the quota has no room,
@@ -91,6 +98,9 @@ const ADD_REACTION = query(
 export function createMessageStore(sql: SqlExecutor) {
   return {
     insert: async (m: NewMessage): Promise<number> => (await sql.get(INSERT, { ...m }))!.id,
+    /** A message received from a contact: stored as Sent at `now`. */
+    insertReceived: async (m: Pick<NewMessage, 'uid' | 'workspaceId' | 'chatId' | 'accountId' | 'text' | 'fileId' | 'replyToId' | 'now'>): Promise<number> =>
+      (await sql.get(INSERT_RECEIVED, { ...m }))!.id,
     /**
      * An outgoing message accepted against the workspace's quota: the debit, the message as Pending, its send
      * job and its ledger row, all or nothing. Undefined (nothing written) when the quota has no room. Call
