@@ -46,11 +46,10 @@ export async function rollQuotaPeriod(store: WorkspaceStore, row: WorkspaceRow, 
   return { ...locked, quota_used: 0, quota_period_start: start };
 }
 
-/** The refusal of a message the quota has no room for, with what is left read afresh. */
-export async function quotaExceeded(store: WorkspaceStore, row: WorkspaceRow, credits: number): Promise<SvcError> {
-  const fresh = (await store.byId(row.id)) ?? row;
-  const remaining = Math.max(0, fresh.quota_total - fresh.quota_used);
-  return new SvcError('quota_exceeded', `Messaging quota exhausted: ${remaining} of ${fresh.quota_total} credits left, this message needs ${credits}`, {
+/** The refusal of a message the quota has no room for: `used` counts what the transaction accepted so far. */
+export function quotaExceeded(row: WorkspaceRow, used: number, credits: number): SvcError {
+  const remaining = Math.max(0, row.quota_total - used);
+  return new SvcError('quota_exceeded', `Messaging quota exhausted: ${remaining} of ${row.quota_total} credits left, this message needs ${credits}`, {
     hint: `wait for the next quota period or ask support to raise the quota (\`svc admin workspace update ${row.id} --quota N\`)`,
     details: { remaining, needed: credits },
   });

@@ -97,11 +97,14 @@ async function acceptOutgoing(
     const replyToId = await resolveReplyTo(tx, workspaceId, account, fields.reply_to);
     const credits = creditsFor(text, fileId !== null);
     const uid = timeOrderedUid(now);
-    // The debit, the message, its send job and its ledger row: one statement on PostgreSQL.
-    const messageId = await tx.stores.messages.acceptDebited({
+    // Exact behind the row lock (SQLite: the write lock): the row as locked, plus what this transaction has
+    // accepted and not written yet. The debit, message, send job and ledger row are written at the end of the
+    // transaction with the rest of the group commit, in one statement on PostgreSQL (`flushAcceptedSends`).
+    const used = workspace.quota_used + (tx.sql.deferred?.creditsOf(workspaceId) ?? 0);
+    if (used + credits > workspace.quota_total) throw quotaExceeded(workspace, used, credits);
+    tx.stores.messages.acceptSend({
       uid, workspaceId, chatId: chat.id, accountId: account.id, text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
     });
-    if (messageId === undefined) throw await quotaExceeded(tx.stores.workspaces, workspace, credits);
     if (label !== undefined && label.length > 0) await tx.stores.chats.addLabel(workspaceId, chat.id, label);
     // Only partner workspaces have quota alerts; the row in hand says so without another read.
     if (workspace.partner_id !== null) await checkQuotaAlerts(tx, workspaceId, now);

@@ -57,6 +57,7 @@ const ROLLBACK_TO = query('ROLLBACK TO SAVEPOINT svc_nested');
  * the caller may catch it and go on (group commit does, once per request of a batch).
  */
 export async function inSavepoint<T>(tx: SqlExecutor, fn: () => Promise<T>): Promise<T> {
+  const mark = tx.deferred?.mark();
   await tx.run(SAVEPOINT);
   try {
     const result = await fn();
@@ -65,6 +66,7 @@ export async function inSavepoint<T>(tx: SqlExecutor, fn: () => Promise<T>): Pro
   } catch (error) {
     // Rolling back to the savepoint also releases the row locks taken since: forget them.
     tx.memo?.clear();
+    if (mark !== undefined) tx.deferred?.undoTo(mark);
     await tx.run(ROLLBACK_TO);
     await tx.run(RELEASE);
     throw error;

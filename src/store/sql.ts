@@ -4,6 +4,8 @@
  * PostgreSQL gets `$1, $2...`). Where the dialects differ, a statement carries one text per dialect.
  */
 
+import type { DeferredWrites } from './deferred-writes.js';
+
 export type Dialect = 'sqlite' | 'postgres';
 
 /** Named parameters of a statement; values are numbers, strings, Buffers or null (booleans are 0/1). */
@@ -57,6 +59,8 @@ export interface SqlExecutor {
    * of the same group commit); emptied when a savepoint rolls back, absent outside write transactions.
    */
   readonly memo?: Map<string, unknown>;
+  /** Rows the open write transaction writes at its end, in one statement (absent outside write transactions). */
+  readonly deferred?: DeferredWrites;
 }
 
 /** `@name` parameters turned into `$n`, with the order in which values are passed. */

@@ -8,6 +8,8 @@ import type { Db } from './database.js';
 import { NAMED_PARAMETER, positionalValues, type Params, type SqlExecutor, type Statement } from './sql.js';
 import type { SqlDatabase, WriteOptions } from './sql-database.js';
 import { runBatch, settle, WriteGroups, type GroupedWrite, type Outcome } from './group-commit.js';
+import { DeferredWrites } from './deferred-writes.js';
+import { flushAcceptedSends } from './message-store.js';
 import { rollsBack, SqliteReadCache, tablesWrittenBy } from './sqlite-read-cache.js';
 
 interface WriterQueue {
@@ -95,6 +97,7 @@ export class SqliteDatabase implements SqlDatabase {
     this.tx = {
       dialect: 'sqlite',
       memo: new Map<string, unknown>(),
+      deferred: new DeferredWrites(),
       all<Row>(s: Statement<Row>, params?: Params): Promise<Row[]> {
         try {
           const c = statement(s);
@@ -182,11 +185,18 @@ export class SqliteDatabase implements SqlDatabase {
   private async transaction<T>(fn: () => Promise<T>): Promise<T> {
     // A read-only snapshot (a data directory svc may not write) has nothing to lock: reads inside fn work,
     // and the first write fails with SQLITE_READONLY before anything changes.
-    if (this.db.readonly) return fn();
+    if (this.db.readonly) {
+      this.tx.deferred?.take();
+      const result = await fn();
+      await flushAcceptedSends(this.tx, this.tx.deferred!.take());
+      return result;
+    }
     this.tx.memo?.clear();
+    this.tx.deferred?.take();
     this.begin.run();
     try {
       const result = await fn();
+      await flushAcceptedSends(this.tx, this.tx.deferred!.take());
       this.commit.run();
       this.cache.committed();
       return result;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
 import { isSvcError } from '../../src/engine/errors.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
+import { createStores } from '../../src/engine/context.js';
 import { openDatabase } from '../../src/store/database.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
@@ -111,6 +112,29 @@ describe.each(stores)('group commit of sends on %s', (_name, open) => {
       ]);
       expect(next.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect((await t.state()).used).toBe(4);
+    } finally {
+      await t.engine.close();
+    }
+  });
+
+  it('a write that fails after accepting a send takes its send back; the others are written', async () => {
+    const t = await setup(10);
+    try {
+      const first = await t.api.sendToPhone({ phone: '+14155550401', text: 'first' });
+      const account = (await t.engine.context.stores.accounts.byPhone(t.account))!;
+      const accept = (uid: string, fail: boolean) =>
+        t.engine.context.database.write(async (tx) => {
+          createStores(tx).messages.acceptSend({
+            uid, workspaceId: t.ws, chatId: first.chat_id, accountId: account.id, text: uid, fileId: null, templateId: null, replyToId: null, credits: 1, now: 1,
+          });
+          if (fail) throw new Error(`${uid} refused after accepting`);
+          return uid;
+        }, { grouped: true, isolation: 'read committed', order: t.ws });
+      const results = await Promise.allSettled([accept('msg_a', false), accept('msg_b', true), accept('msg_c', false)]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await t.state()).toMatchObject({ messages: 3, jobs: 3, ledger: 3, used: 3 });
+      const uids = await t.engine.context.sql.all(query<{ uid: string }>('SELECT uid FROM messages WHERE workspace_id = @ws ORDER BY id'), { ws: t.ws });
+      expect(uids.map((row) => row.uid)).toEqual([first.message_uid, 'msg_a', 'msg_c']);
     } finally {
       await t.engine.close();
     }

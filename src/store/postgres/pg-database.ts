@@ -10,6 +10,8 @@ import type { SqlDatabase, WriteOptions } from '../sql-database.js';
 import { runBatch, settle, WriteGroups, type GroupedWrite } from '../group-commit.js';
 import { pgExecutor } from './pg-executor.js';
 import { PoolGate } from './pool-gate.js';
+import { DeferredWrites } from '../deferred-writes.js';
+import { flushAcceptedSends } from '../message-store.js';
 import { isRetryableConflict, mapPgError, unavailable } from './pg-errors.js';
 import { NOTIFY_CHANNEL, PgNotifications, listenerConfig, type NotificationHandler } from './pg-notifications.js';
 
@@ -96,18 +98,19 @@ export class PgDatabase implements SqlDatabase {
    */
   async write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     if (options.grouped === true) return this.groups.push(fn, options.order);
-    return this.transaction(options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE', (client) =>
-      fn(pgExecutor(client, new Map())),
-    );
+    return this.transaction(options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE', fn);
   }
 
-  private async transaction<T>(begin: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** One transaction on one connection; what `fn` deferred (`tx.deferred`) is written just before the COMMIT. */
+  private async transaction<T>(begin: string, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const client = await this.gate.acquire();
       let broken: Error | undefined;
       try {
         await client.query(begin);
-        const result = await fn(client);
+        const tx = pgExecutor(client, { memo: new Map(), deferred: new DeferredWrites() });
+        const result = await fn(tx);
+        await flushAcceptedSends(tx, tx.deferred!.take());
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -134,8 +137,8 @@ export class PgDatabase implements SqlDatabase {
    * deadlock or serialization failure runs the whole batch again.
    */
   private async commitGroup(batch: GroupedWrite[]): Promise<void> {
-    const outcomes = await this.transaction('BEGIN', async (client) => {
-      const outcomes = await runBatch(pgExecutor(client, new Map()), batch, !this.lastBatchFailed, isRetryableConflict);
+    const outcomes = await this.transaction('BEGIN', async (tx) => {
+      const outcomes = await runBatch(tx, batch, !this.lastBatchFailed, isRetryableConflict);
       this.lastBatchFailed = outcomes.some((outcome) => !outcome.ok);
       return outcomes;
     });

@@ -4,6 +4,7 @@
  */
 import type { PoolClient, QueryResult } from 'pg';
 import type { PoolGate } from './pool-gate.js';
+import type { DeferredWrites } from '../deferred-writes.js';
 import { positionalValues, toPositional, type Params, type PositionalSql, type SqlExecutor, type Statement } from '../sql.js';
 import { mapPgError } from './pg-errors.js';
 
@@ -30,11 +31,11 @@ async function execute(target: Queryable, statement: Statement, params: Params |
   }
 }
 
-/** The SqlExecutor of a pool, or of one transaction's client (with the transaction's `memo`). */
-export function pgExecutor(target: Queryable, memo?: Map<string, unknown>): SqlExecutor {
+/** The SqlExecutor of a pool, or of one write transaction's client (with the transaction's `memo` and `deferred`). */
+export function pgExecutor(target: Queryable, transaction?: { memo: Map<string, unknown>; deferred: DeferredWrites }): SqlExecutor {
   return {
     dialect: 'postgres',
-    ...(memo === undefined ? {} : { memo }),
+    ...transaction,
     all: async <Row>(statement: Statement<Row>, params?: Params) => (await execute(target, statement, params)).rows as Row[],
     get: async <Row>(statement: Statement<Row>, params?: Params) =>
       (await execute(target, statement, params)).rows[0] as Row | undefined,
