@@ -114,7 +114,12 @@ async function onPostgres(svc, kind, tenants, load) {
   }
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** The middle value (the mean of the two middle ones for an even count). */
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : Math.round((sorted[mid - 1] + sorted[mid]) / 2);
+};
 const round2 = (n) => Math.round(n * 100) / 100;
 
 /**

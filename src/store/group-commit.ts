@@ -97,6 +97,30 @@ export async function runBatch(tx: SqlExecutor, batch: readonly GroupedWrite[], 
   return outcomes;
 }
 
+/** Thrown by `runWhole` when a write of the batch failed: the caller rolls the transaction back. */
+export class BatchWriteFailed extends Error {
+  constructor() {
+    super('a write of the batch failed');
+  }
+}
+
+/**
+ * Runs every write of `batch` in the open transaction `tx` with no savepoint at all, for a store where a
+ * savepoint costs round trips (PostgreSQL): if a write fails, it throws `BatchWriteFailed` (or the fatal
+ * error itself), the caller rolls the whole transaction back and runs the batch again with `runBatch`.
+ */
+export async function runWhole(tx: SqlExecutor, batch: readonly GroupedWrite[], isFatal: (error: unknown) => boolean): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  for (const item of batch) {
+    try {
+      outcomes.push({ ok: true, value: await item.fn(tx) });
+    } catch (error) {
+      throw isFatal(error) ? error : new BatchWriteFailed();
+    }
+  }
+  return outcomes;
+}
+
 /** Answers every write of a committed batch with its own outcome. */
 export function settle(batch: readonly GroupedWrite[], outcomes: readonly Outcome[]): void {
   batch.forEach((item, index) => {

@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { query, type SqlExecutor } from '../sql.js';
 import type { SqlDatabase, WriteOptions } from '../sql-database.js';
-import { runBatch, settle, WriteGroups, type GroupedWrite } from '../group-commit.js';
+import { BatchWriteFailed, runBatch, runWhole, settle, WriteGroups, type GroupedWrite } from '../group-commit.js';
 import { pgExecutor } from './pg-executor.js';
 import { PoolGate } from './pool-gate.js';
 import { DeferredWrites } from '../deferred-writes.js';
@@ -137,8 +137,18 @@ export class PgDatabase implements SqlDatabase {
    * deadlock or serialization failure runs the whole batch again.
    */
   private async commitGroup(batch: GroupedWrite[]): Promise<void> {
+    // Most batches succeed whole: they run without savepoints (two round trips fewer while the batch holds its
+    // workspace rows). If a write fails, that transaction is rolled back and the batch runs again in a new one
+    // with a savepoint per write, as does the next batch (failures come in runs).
+    if (batch.length > 1 && !this.lastBatchFailed) {
+      const whole = await this.transaction('BEGIN', (tx) => runWhole(tx, batch, isRetryableConflict)).catch((error: unknown) => {
+        if (error instanceof BatchWriteFailed) return undefined;
+        throw error;
+      });
+      if (whole !== undefined) return settle(batch, whole);
+    }
     const outcomes = await this.transaction('BEGIN', async (tx) => {
-      const outcomes = await runBatch(tx, batch, !this.lastBatchFailed, isRetryableConflict);
+      const outcomes = await runBatch(tx, batch, false, isRetryableConflict);
       this.lastBatchFailed = outcomes.some((outcome) => !outcome.ok);
       return outcomes;
     });
