@@ -18,10 +18,15 @@ export interface AcceptedSend {
   now: number;
 }
 
+import { hasNul, nulRefused } from '../wire/nul-text.js';
+
 export class DeferredWrites {
   private sends: AcceptedSend[] = [];
 
   addSend(send: AcceptedSend): void {
+    // The store's rule on NUL (src/store/sql.ts) checked now, so it refuses the send that brought it rather
+    // than the multi-row statement of the whole batch.
+    if (send.text !== null && hasNul(send.text)) throw nulRefused('a text value');
     this.sends.push(send);
   }
 

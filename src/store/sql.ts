@@ -94,7 +94,9 @@ export function positionalValues(names: readonly string[], params: Params | unde
   return names.map((name) => {
     const value = params?.[name];
     if (value === undefined) throw new TypeError(`missing named parameter "${name}"`);
-    if (typeof value === 'string' && hasNul(value)) throw nulRefused('a text value');
+    if (typeof value === 'string' ? hasNul(value) : Array.isArray(value) && value.some((item) => typeof item === 'string' && hasNul(item))) {
+      throw nulRefused('a text value');
+    }
     return value;
   });
 }
