@@ -5,10 +5,14 @@
 //
 //   git worktree add ../svc-before <commit> && (cd ../svc-before && npm ci && npm run build)
 //   node bench/compare-builds.mjs ../svc-before .        # BENCH_ROUNDS (6), BENCH_SECONDS (8)
+//   BENCH_STORE=postgres node bench/compare-builds.mjs ../svc-before .   # each server on a fresh PostgreSQL
+//                                                        # database (SVC_BENCH_PG_URL), its backends' CPU counted too
+// (bench/stores.mjs compares builds on both stores, for sends and incoming messages.)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { startServer } from './lib.mjs';
 import { loadSends, prepareWorkspace } from './post-messages.mjs';
 import { wrk } from './wrk.mjs';
@@ -30,19 +34,49 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
 }
 
-async function measureBuild(dir) {
+const onPostgres = process.env.BENCH_STORE === 'postgres';
+const adminUrl = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function admin(sql, params) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU ms so far of the PostgreSQL backends connected to `name`. */
+const backendsCpuMs = async (name) =>
+  new Map((await admin('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).map((row) => [row.pid, cpuMs(row.pid)]));
+
+async function measureBuild(dir, round) {
   const svc = join(dir, 'bin', 'svc.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-compare-'));
+  const dbName = `svc_compare_${process.pid}_${round}`;
+  const url = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
+  if (onPostgres) await admin(`CREATE DATABASE ${dbName}`);
   try {
-    const created = prepareWorkspace(svc, ['--data', dataDir]);
-    const server = await startServer(process.execPath, [svc, 'serve', '--port', '0', '--data', dataDir, '--rate-limit', '100000000']);
+    const target = onPostgres ? ['--database', url] : ['--data', dataDir];
+    const created = prepareWorkspace(svc, target);
+    const server = await startServer(process.execPath, [svc, 'serve', '--port', '0', ...target, '--rate-limit', '100000000', '--log-format', 'none']);
     const before = cpuMs(server.pid);
+    const pgBefore = onPostgres ? await backendsCpuMs(dbName) : undefined;
     const result = await loadSends(server, created.token, { seconds, connections });
-    const cpuUsPerRequest = Math.round(((cpuMs(server.pid) - before) * 1000) / result.total_requests);
+    const perRequest = (ms) => Math.round((ms * 1000) / result.total_requests);
+    const cpuUsPerRequest = perRequest(cpuMs(server.pid) - before);
+    let postgres = {};
+    if (pgBefore !== undefined) {
+      let used = 0;
+      for (const [pid, ms] of await backendsCpuMs(dbName)) used += ms - (pgBefore.get(pid) ?? 0);
+      postgres = { postgres_cpu_us_per_request: perRequest(used) };
+    }
     await server.stop();
-    return { requests_per_second: result.requests_per_second, cpu_us_per_request: cpuUsPerRequest, non_2xx: result.non_2xx };
+    return { requests_per_second: result.requests_per_second, cpu_us_per_request: cpuUsPerRequest, ...postgres, non_2xx: result.non_2xx };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    if (onPostgres) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   }
 }
 
@@ -54,9 +88,10 @@ for (let round = 0; round < rounds; round += 1) {
   await bare.stop();
   results.bare.push({ requests_per_second: baseline.requests_per_second });
   for (const dir of round % 2 === 0 ? builds : [...builds].reverse()) {
-    const measured = await measureBuild(dir);
+    const measured = await measureBuild(dir, `${round}_${builds.indexOf(dir)}`);
     results[dir].push(measured);
-    console.error(`round ${round + 1}: ${dir} ${measured.requests_per_second} req/s, ${measured.cpu_us_per_request} us CPU/request`);
+    console.error(`round ${round + 1}: ${dir} ${measured.requests_per_second} req/s, ${measured.cpu_us_per_request} us CPU/request` +
+      (measured.postgres_cpu_us_per_request === undefined ? '' : `, PostgreSQL ${measured.postgres_cpu_us_per_request} us/request`));
   }
 }
 const bareMedian = median(results.bare.map((r) => r.requests_per_second));
@@ -64,7 +99,12 @@ const summary = Object.fromEntries(
   Object.entries(results).map(([name, runs]) => {
     const rps = runs.map((r) => r.requests_per_second);
     const cpu = runs.map((r) => r.cpu_us_per_request).filter((v) => v !== undefined);
-    return [name, { rounds_req_per_s: rps, median_req_per_s: median(rps), vs_bare: Math.round((median(rps) / bareMedian) * 100) / 100, ...(cpu.length > 0 ? { rounds_cpu_us_per_request: cpu, median_cpu_us_per_request: median(cpu) } : {}) }];
+    const pgCpu = runs.map((r) => r.postgres_cpu_us_per_request).filter((v) => v !== undefined);
+    return [name, {
+      rounds_req_per_s: rps, median_req_per_s: median(rps), vs_bare: Math.round((median(rps) / bareMedian) * 100) / 100,
+      ...(cpu.length > 0 ? { rounds_cpu_us_per_request: cpu, median_cpu_us_per_request: median(cpu) } : {}),
+      ...(pgCpu.length > 0 ? { median_postgres_cpu_us_per_request: median(pgCpu) } : {}),
+    }];
   }),
 );
 console.log(JSON.stringify(summary, null, 2));

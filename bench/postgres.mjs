@@ -73,8 +73,8 @@ async function onPostgres(svc, shape, load) {
   }
 }
 
-/** Each shape on SQLite (one server), then on PostgreSQL with 1 and with 2 replicas; same wrk settings. */
-export async function measureStores(svc, load) {
+/** Each shape on SQLite (one server), then on PostgreSQL with 1 and with 2 replicas; same wrk settings (section `replicas`). */
+export async function measureReplicas(svc, load) {
   const results = {};
   for (const tenants of [1, TENANTS]) {
     const sqlite = await onSqlite(svc, { replicas: 1, tenants }, load);

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { measurePostMessages } from './post-messages.mjs';
 import { measureLatencyVsSize } from './million.mjs';
 import { measureStartup } from './startup.mjs';
-import { measureStores } from './postgres.mjs';
+import { measureReplicas } from './postgres.mjs';
+import { measureStores, storeRows } from './stores.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -26,7 +27,11 @@ const sections = {
     ],
   },
   stores: {
-    run: () => measureStores(svc, { seconds, connections }),
+    run: () => measureStores([{ label: 'svc', svc }], { seconds, connections, rounds: Number(process.env.BENCH_ROUNDS ?? 2) }),
+    rows: storeRows,
+  },
+  replicas: {
+    run: () => measureReplicas(svc, { seconds, connections }),
     rows: (all) =>
       Object.entries(all).flatMap(([shape, s]) => {
         const of = shape.replace('_', ' ');

@@ -18,9 +18,11 @@ wrk.method = ${JSON.stringify(method)}
 ${rotate === undefined ? '' : `local rotating = { ${rotate.values.map((v) => JSON.stringify(v)).join(', ')} }
 local turn = 0
 -- Each request carries the next value of the ${rotate.header} header (one tenant after another).
+${rotate.bodies === undefined ? '' : `local bodies = { ${rotate.bodies.map((v) => JSON.stringify(v)).join(', ')} }`}
 function request()
   turn = turn + 1
   wrk.headers[${JSON.stringify(rotate.header)}] = rotating[(turn % #rotating) + 1]
+  ${rotate.bodies === undefined ? '' : 'wrk.body = bodies[(turn % #bodies) + 1]'}
   return wrk.format()
 end`}
 wrk.body = ${JSON.stringify(body ?? '')}
@@ -36,7 +38,7 @@ end
 /**
  * Runs wrk against `url` for `seconds` with `connections` (one thread) and resolves with its summary.
  * `spreadOver` (origins of replicas serving the same API) gives each of `threads` threads the next one;
- * `rotate` ({ header, values }) sets that header to the next value on every request.
+ * `rotate` ({ header, values, bodies? }) sets that header (and the body) to the next value on every request.
  */
 export function wrk({ url, seconds, connections, method = 'POST', body, headers, threads = 1, spreadOver, rotate }) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-wrk-'));

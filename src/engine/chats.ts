@@ -2,7 +2,7 @@ import type { ChatDto, ChatUpdateInput, Page } from '../wire/types.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { ChatRow } from '../store/chat-store.js';
 import { isoTime } from '../wire/clock.js';
-import { inWriteTransaction, type EngineContext } from './context.js';
+import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
 import { conflict, invalid, notFound } from '../wire/errors.js';
 import { assertId } from './ids.js';
 import { pageOf } from './paging.js';
@@ -30,7 +30,8 @@ export async function findOrCreateChat(
   startedBy: 'workspace' | 'contact',
   preferredName?: string,
 ): Promise<ChatRow> {
-  const existing = await ctx.stores.chats.byPair(account.id, contactPhone);
+  const key = `chat:${account.id}:${contactPhone}`;
+  const existing = await readOnce(ctx, key, () => ctx.stores.chats.byPair(account.id, contactPhone));
   if (existing !== undefined) return existing;
   const workspaceId = account.workspace_id;
   // A new chat takes the workspace's row lock first (PostgreSQL; SQLite has one writer anyway): two sends to
@@ -50,7 +51,9 @@ export async function findOrCreateChat(
   });
   await ctx.events.emit(ctx, { type: 'chat:created', workspaceId, chatId });
   await ctx.events.emit(ctx, { type: startedBy === 'workspace' ? 'chat:sent:created' : 'chat:received:created', workspaceId, chatId });
-  return (await ctx.stores.chats.byId(workspaceId, chatId)) as ChatRow;
+  const chat = (await ctx.stores.chats.byId(workspaceId, chatId)) as ChatRow;
+  ctx.sql.memo?.set(key, chat);
+  return chat;
 }
 
 // Two indexed lookups whatever the number of namesakes: the base itself, then the highest "base (N)".

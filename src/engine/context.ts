@@ -116,6 +116,21 @@ export async function inWriteTransaction<T>(ctx: EngineContext, fn: (tx: EngineC
   return result;
 }
 
+/**
+ * A row that the writes of one group commit all read alike (a workspace's default sender, the chat of an
+ * account and phone): read once per transaction, then taken from the transaction's `memo`. Only rows found
+ * are kept, and a savepoint rolled back forgets them all; outside a write transaction it simply reads.
+ */
+export async function readOnce<T>(ctx: EngineContext, key: string, read: () => Promise<T | undefined>): Promise<T | undefined> {
+  const memo = ctx.sql.memo;
+  if (memo === undefined) return read();
+  const held = memo.get(key) as T | undefined;
+  if (held !== undefined) return held;
+  const row = await read();
+  if (row !== undefined) memo.set(key, row);
+  return row;
+}
+
 export type Stores = ReturnType<typeof createStores>;
 
 // SQLite hands every transaction the same executor: its stores are built once, not for every send.

@@ -46,23 +46,13 @@ export async function rollQuotaPeriod(store: WorkspaceStore, row: WorkspaceRow, 
   return { ...locked, quota_used: 0, quota_period_start: start };
 }
 
-/**
- * Takes `credits` from the workspace's quota for a message being accepted. Must run inside a write
- * transaction (`store` is its store): the check and the debit then see no other writer in between, in any
- * process.
- */
-export async function debitCredits(store: WorkspaceStore, row: WorkspaceRow, messageId: number, credits: number, now: number): Promise<void> {
-  const current = await rollQuotaPeriod(store, row, now);
-  // Check and debit are one conditional statement: on PostgreSQL concurrent sends of the workspace wait for
-  // its row there (held to the commit) and each sees the total the one before left.
-  if (!(await store.debitForMessage(current.id, messageId, credits, now))) {
-    const fresh = (await store.byId(current.id)) ?? current;
-    const remaining = Math.max(0, fresh.quota_total - fresh.quota_used);
-    throw new SvcError('quota_exceeded', `Messaging quota exhausted: ${remaining} of ${fresh.quota_total} credits left, this message needs ${credits}`, {
-      hint: `wait for the next quota period or ask support to raise the quota (\`svc admin workspace update ${current.id} --quota N\`)`,
-      details: { remaining, needed: credits },
-    });
-  }
+/** The refusal of a message the quota has no room for: `used` counts what the transaction accepted so far. */
+export function quotaExceeded(row: WorkspaceRow, used: number, credits: number): SvcError {
+  const remaining = Math.max(0, row.quota_total - used);
+  return new SvcError('quota_exceeded', `Messaging quota exhausted: ${remaining} of ${row.quota_total} credits left, this message needs ${credits}`, {
+    hint: `wait for the next quota period or ask support to raise the quota (\`svc admin workspace update ${row.id} --quota N\`)`,
+    details: { remaining, needed: credits },
+  });
 }
 
 /**

@@ -83,6 +83,8 @@ export interface Engine {
    * no request origin is known for: `svc serve` passes its real listening URL when no --public-url was given.
    */
   usePublicUrl(url: string): void;
+  /** Resolves when the database answers (readiness); rejects with `unavailable` when it does not. */
+  checkDatabase(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, NetworkEvents } from '../network/driver.js';
 import { changeAccountStatus } from './accounts.js';
 import { timeOrderedUid } from './time-ordered-uid.js';
 import { findOrCreateChat } from './chats.js';
-import { inWriteTransaction, type EngineContext } from './context.js';
+import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
 import { invalid, notFound } from '../wire/errors.js';
 import { fileOfWorkspace } from './files.js';
 import { isTooLong } from './messages.js';
@@ -34,7 +34,7 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
   if (text !== null && isTooLong(text, ctx.config.maxTextLength)) throw invalid(`text may be at most ${ctx.config.maxTextLength} characters`);
   if ((text === null || text === '') && message.attachmentFileUid === undefined) throw invalid('an incoming message needs text or a file');
   return inWriteTransaction(ctx, async (tx) => {
-    const account = await tx.stores.accounts.byPhone(message.accountPhone);
+    const account = await readOnce(tx, `account-by-phone:${message.accountPhone}`, () => tx.stores.accounts.byPhone(message.accountPhone));
     if (account === undefined) throw notFound(`messenger account ${message.accountPhone}`);
     const workspaceId = account.workspace_id;
     const chat = await findOrCreateChat(tx, account, message.contactPhone, 'contact', message.contactName);
@@ -47,13 +47,11 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
     }
     const now = tx.clock.now();
     const uid = timeOrderedUid(now);
-    const messageId = await tx.stores.messages.insert({
-      uid, workspaceId, chatId: chat.id, accountId: account.id, direction: 'received', status: 'Sent',
-      text, fileId, templateId: null, replyToId, credits: 0, now,
-    });
-    await tx.stores.messages.markSent(messageId, null, now);
+    const messageId = await tx.stores.messages.insertReceived({ uid, workspaceId, chatId: chat.id, accountId: account.id, text, fileId, replyToId, now });
     await tx.events.emit(tx, { type: 'message:received:new', workspaceId, messageId });
     await tx.events.emit(tx, { type: 'message:new', workspaceId, messageId });
     return { messageUid: uid, chatId: chat.id };
-  });
+    // Group commit, as for sends: the messages of one turn share a transaction. READ COMMITTED is enough: a new
+    // chat is made behind its workspace's row lock, and the rest only inserts.
+  }, { grouped: true, isolation: 'read committed' });
 }

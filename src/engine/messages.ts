@@ -6,8 +6,8 @@ import { accountOfWorkspace } from './accounts.js';
 import { chatNameOf, chatOfWorkspace, findOrCreateChat } from './chats.js';
 import { isoTime } from '../wire/clock.js';
 import { timeOrderedUid } from './time-ordered-uid.js';
-import { inWriteTransaction, type EngineContext } from './context.js';
-import { creditsFor, debitCredits } from './credits.js';
+import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
+import { creditsFor, quotaExceeded } from './credits.js';
 import { checkQuotaAlerts } from './partner-alerts.js';
 import { conflict, invalid, notFound } from '../wire/errors.js';
 import { fileOfWorkspace } from './files.js';
@@ -97,16 +97,19 @@ async function acceptOutgoing(
     const replyToId = await resolveReplyTo(tx, workspaceId, account, fields.reply_to);
     const credits = creditsFor(text, fileId !== null);
     const uid = timeOrderedUid(now);
-    const messageId = await tx.stores.messages.insertWithSendJob({
-      uid, workspaceId, chatId: chat.id, accountId: account.id, direction: 'sent', status: 'Pending',
-      text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
+    // Exact behind the row lock (SQLite: the write lock): the row as locked, plus what this transaction has
+    // accepted and not written yet. The debit, message, send job and ledger row are written at the end of the
+    // transaction with the rest of the group commit, in one statement on PostgreSQL (`flushAcceptedSends`).
+    const used = workspace.quota_used + (tx.sql.deferred?.creditsOf(workspaceId) ?? 0);
+    if (used + credits > workspace.quota_total) throw quotaExceeded(workspace, used, credits);
+    tx.stores.messages.acceptSend({
+      uid, workspaceId, chatId: chat.id, accountId: account.id, text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
     });
     if (label !== undefined && label.length > 0) await tx.stores.chats.addLabel(workspaceId, chat.id, label);
-    await debitCredits(tx.stores.workspaces, workspace, messageId, credits, now);
     // Only partner workspaces have quota alerts; the row in hand says so without another read.
     if (workspace.partner_id !== null) await checkQuotaAlerts(tx, workspaceId, now);
     return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };
-  }, { grouped: true, isolation: 'read committed' });
+  }, { grouped: true, isolation: 'read committed', order: workspaceId });
   // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later).
   ctx.wake('send');
   return result;
@@ -124,7 +127,7 @@ async function resolveReplyTo(ctx: EngineContext, workspaceId: number, account: 
 }
 
 async function defaultSender(ctx: EngineContext, workspaceId: number): Promise<AccountRow> {
-  const account = await ctx.stores.accounts.defaultSender(workspaceId);
+  const account = await readOnce(ctx, `default-sender:${workspaceId}`, () => ctx.stores.accounts.defaultSender(workspaceId));
   if (account === undefined) {
     const suspended = (await ctx.stores.accounts.list(workspaceId)).filter((a) => a.status === 'suspended').map((a) => a.phone);
     if (suspended.length > 0) {

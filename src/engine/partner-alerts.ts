@@ -26,10 +26,12 @@ export async function emitPartnerEvent<T extends PartnerEventType>(
 export async function checkQuotaAlerts(ctx: EngineContext, workspaceId: number, now: number): Promise<void> {
   const row = await ctx.stores.workspaces.byId(workspaceId);
   if (row === undefined || row.partner_id === null || row.quota_total <= 0) return;
-  const data = { quota_total: row.quota_total, quota_used: row.quota_used, period_start: new Date(row.quota_period_start).toISOString() };
+  // Sends accepted by this transaction are debited at its end: they count already.
+  const used = row.quota_used + (ctx.sql.deferred?.creditsOf(workspaceId) ?? 0);
+  const data = { quota_total: row.quota_total, quota_used: used, period_start: new Date(row.quota_period_start).toISOString() };
   const alerts: Array<['workspace:quota_near_full' | 'workspace:quota_full', boolean]> = [
-    ['workspace:quota_near_full', row.quota_used >= row.quota_total * QUOTA_NEAR_FULL_RATIO],
-    ['workspace:quota_full', row.quota_used >= row.quota_total],
+    ['workspace:quota_near_full', used >= row.quota_total * QUOTA_NEAR_FULL_RATIO],
+    ['workspace:quota_full', used >= row.quota_total],
   ];
   for (const [type, reached] of alerts) {
     if (reached && (await ctx.stores.partners.recordAlert(workspaceId, type, row.quota_period_start, now))) {

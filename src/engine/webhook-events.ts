@@ -1,4 +1,4 @@
-import type { EngineContext, EventSink } from './context.js';
+import { readOnce, type EngineContext, type EventSink } from './context.js';
 import type { DomainEvent } from './events.js';
 import { buildEventPayload, partnerEventPayload } from './webhook-payloads.js';
 import { WEBHOOKS_WAKE } from './webhook-runtime.js';
@@ -21,7 +21,9 @@ export function createWebhookEventSink(_ctx: EngineContext, next?: EventSink): E
       if (queued.length > 0) tx.wake(WEBHOOKS_WAKE);
       return;
     }
-    if (!(await webhooks.workspaceWants(event.workspaceId, event.type))) return;
+    // Read once per transaction: the messages of one group commit ask the same question of the same workspace.
+    const wanted = await readOnce(tx, `wants:${event.workspaceId}:${event.type}`, async () => ({ yes: await webhooks.workspaceWants(event.workspaceId, event.type) }));
+    if (wanted?.yes !== true) return;
     const payload = await buildEventPayload(tx, event);
     if (payload === null) return;
     const queued = await deliveries.enqueueEvent({ workspaceId: event.workspaceId, eventType: event.type, payload, now });

@@ -108,7 +108,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   if (perMinute > 0) useRateLimit(app, opts.engine, perMinute);
 
   const ctx = routeContextOf(opts);
-  app.register(healthRoutes);
+  app.register(healthRoutes, { engine: opts.engine });
   app.register(indexRoute({ publicUrl: opts.publicUrl, metrics: opts.metrics !== undefined }));
   if (opts.metrics !== undefined) useMetrics(app, opts.metrics, opts.metricsToken);
   app.register(publicApiPlugin, {
@@ -124,9 +124,18 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   return app;
 }
 
-/** Liveness: answers while the server accepts work; the closing hook above turns it into a 503. */
-const healthRoutes: FastifyPluginAsync = async (app) => {
+/**
+ * Liveness (`/healthz`): answers while the process serves, whatever the database does, so an orchestrator
+ * does not restart replicas for a database outage. Readiness (`/readyz`): answers only while the database
+ * does too (503 `unavailable` otherwise), so a load balancer sends traffic elsewhere meanwhile. The closing
+ * hook above turns both into a 503.
+ */
+const healthRoutes: FastifyPluginAsync<{ engine: Engine }> = async (app, { engine }) => {
   app.get('/healthz', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: { rateLimit: false } }, async () => {
+    await engine.checkDatabase();
+    return { status: 'ok', database: 'ok' };
+  });
 };
 
 /**

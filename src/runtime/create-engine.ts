@@ -173,6 +173,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     download: async (uid, expires, signature) => download(ctx, uid, expires, signature),
     workers,
     onWake: (handler) => wakeBus.subscribe(handler),
+    checkDatabase: () => database.ping(),
     ...(database.dialect === 'postgres' ? { sharedRateLimits: stores.rateLimits } : {}),
     queueStats: () => queueStats(stores.stats),
     usePublicUrl(url) {

@@ -112,12 +112,20 @@ async function openPostgresStore(url: string, replica: boolean, logger: Logger |
   const { openPostgres } = await import('../store/postgres/open-postgres.js');
   return openPostgres(url, {
     // One command does one thing at a time and should hold no connection it does not use (many may run at
-    // once); a server serves many requests at once.
-    poolSize: replica ? 10 : 1,
+    // once); a server serves many requests at once, its writes mostly through one group commit at a time.
+    poolSize: replica ? positiveEnv('SVC_DATABASE_POOL_SIZE', 10) : 1,
+    // A request waits this long for a connection the others hold before it is answered 429 (busy).
+    poolWaitMs: positiveEnv('SVC_DATABASE_POOL_WAIT_MS', 10_000),
     idleTimeoutMs: replica ? 30_000 : 1000,
     // Background failures (a restarting server cutting idle connections) are logged; requests meanwhile get 503.
     onError: (error) => logger?.error('database connection lost', { error: String(error) }),
   });
+}
+
+/** A positive whole number from the environment, or `fallback`. */
+function positiveEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
 }
 
 /** `svc.db` in the data directory, migrated (and checked, when asked) before the engine sees it. */

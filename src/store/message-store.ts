@@ -1,4 +1,5 @@
 import type { MessageStatus } from '../wire/types.js';
+import type { AcceptedSend } from './deferred-writes.js';
 import { postgresOnly, query, type SqlExecutor } from './sql.js';
 
 export interface MessageRow {
@@ -54,13 +55,70 @@ const INSERT = query<{ id: number }>(
      @credits, @now)
    RETURNING id`,
 );
-const INSERT_SEND_JOB = query('INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) VALUES (\'send\', @id, @accountId, @now, @now)');
-// PostgreSQL: the message and its send job in one statement, one round trip fewer while a send holds its
-// workspace's row lock. SQLite has no writing CTE and no round trips to save: it runs the two statements.
-const INSERT_WITH_SEND_JOB = postgresOnly<{ id: number }>(
-  `WITH m AS (${INSERT.text.postgres})
-   INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) SELECT 'send', id, @accountId, @now, @now FROM m RETURNING ref_id AS id`,
+// An incoming message arrives delivered: Sent, with its time, in one statement.
+const INSERT_RECEIVED = query<{ id: number }>(
+  `INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, text, file_id,
+     reply_to_id, credits, created_at, sent_at)
+   VALUES (@uid, @workspaceId, @chatId, @accountId, 'received', 'Sent', @text, @fileId, @replyToId, 0, @now, @now)
+   RETURNING id`,
 );
+const INSERT_SEND_JOB = query('INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) VALUES (\'send\', @id, @accountId, @now, @now)');
+// PostgreSQL: every send a transaction accepted, in one statement at its end (`DeferredWrites`): the debit of
+// each workspace (conditional, as a last guard: the quota was checked behind the row lock), the messages in
+// acceptance order (ids, and so each account's send queue, follow it), their send jobs and ledger rows.
+const FLUSH_SENDS = postgresOnly<{ workspaces: number; debited: number; messages: number }>(
+  `WITH rows AS (
+     SELECT * FROM unnest(@uids::text[], @workspaceIds::bigint[], @chatIds::bigint[], @accountIds::bigint[], @texts::text[],
+       @fileIds::bigint[], @templateIds::bigint[], @replyToIds::bigint[], @credits::int[], @nows::bigint[])
+       WITH ORDINALITY AS r(uid, workspace_id, chat_id, account_id, text, file_id, template_id, reply_to_id, credits, now, ord)),
+   totals AS (SELECT workspace_id, SUM(credits) AS total FROM rows GROUP BY workspace_id),
+   debited AS (
+     UPDATE workspaces w SET quota_used = w.quota_used + t.total FROM totals t
+     WHERE w.id = t.workspace_id AND w.quota_used + t.total <= w.quota_total RETURNING w.id),
+   m AS (
+     INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, text, file_id, template_id,
+       reply_to_id, credits, created_at)
+     SELECT uid, workspace_id, chat_id, account_id, 'sent', 'Pending', text, file_id, template_id, reply_to_id, credits, now
+     FROM rows ORDER BY ord
+     RETURNING id, workspace_id, messenger_account_id, credits, created_at),
+   j AS (INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at)
+     SELECT 'send', id, messenger_account_id, created_at, created_at FROM m ORDER BY id),
+   l AS (INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
+     SELECT workspace_id, id, credits, 'debit', created_at FROM m ORDER BY id)
+   SELECT (SELECT COUNT(*) FROM totals) AS workspaces, (SELECT COUNT(*) FROM debited) AS debited, (SELECT COUNT(*) FROM m) AS messages`,
+);
+const DEBIT = query('UPDATE workspaces SET quota_used = quota_used + @credits WHERE id = @workspaceId AND quota_used + @credits <= quota_total');
+const LEDGER_DEBIT = query(
+  `INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at) VALUES (@workspaceId, @id, @credits, 'debit', @now)`,
+);
+
+/**
+ * Writes the sends `tx` accepted (`DeferredWrites`), before its COMMIT: one statement on PostgreSQL; on SQLite
+ * (no round trips to save) the same steps per send. A debit that finds no room (it cannot, after the check
+ * behind the lock) fails the whole transaction rather than write a message its quota does not cover.
+ */
+export async function flushAcceptedSends(tx: SqlExecutor, sends: readonly AcceptedSend[]): Promise<void> {
+  if (sends.length === 0) return;
+  if (tx.dialect === 'postgres') {
+    const counts = (await tx.get(FLUSH_SENDS, {
+      uids: sends.map((s) => s.uid), workspaceIds: sends.map((s) => s.workspaceId), chatIds: sends.map((s) => s.chatId),
+      accountIds: sends.map((s) => s.accountId), texts: sends.map((s) => s.text), fileIds: sends.map((s) => s.fileId),
+      templateIds: sends.map((s) => s.templateId), replyToIds: sends.map((s) => s.replyToId), credits: sends.map((s) => s.credits),
+      nows: sends.map((s) => s.now),
+    }))!;
+    if (counts.debited !== counts.workspaces) throw new Error('accepted sends exceed their quota: the batch is not written');
+    return;
+  }
+  for (const s of sends) {
+    if ((await tx.run(DEBIT, { workspaceId: s.workspaceId, credits: s.credits })) === 0) {
+      throw new Error('accepted sends exceed their quota: the batch is not written');
+    }
+    const id = (await tx.get(INSERT, { ...s, direction: 'sent', status: 'Pending' }))!.id;
+    await tx.run(INSERT_SEND_JOB, { id, accountId: s.accountId, now: s.now });
+    await tx.run(LEDGER_DEBIT, { workspaceId: s.workspaceId, id, credits: s.credits, now: s.now });
+  }
+}
+
 const BY_UID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.uid = @uid`);
 const BY_ID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.id = @id`);
 const PAGE_OF_CHAT = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.chat_id = @chatId ORDER BY m.id LIMIT @limit OFFSET @offset`);
@@ -79,12 +137,17 @@ const ADD_REACTION = query(
 export function createMessageStore(sql: SqlExecutor) {
   return {
     insert: async (m: NewMessage): Promise<number> => (await sql.get(INSERT, { ...m }))!.id,
-    /** An outgoing message and the job that sends it (queued behind its account's earlier sends). */
-    async insertWithSendJob(m: NewMessage): Promise<number> {
-      if (sql.dialect === 'postgres') return (await sql.get(INSERT_WITH_SEND_JOB, { ...m }))!.id;
-      const id = (await sql.get(INSERT, { ...m }))!.id;
-      await sql.run(INSERT_SEND_JOB, { id, accountId: m.accountId, now: m.now });
-      return id;
+    /** A message received from a contact: stored as Sent at `now`. */
+    insertReceived: async (m: Pick<NewMessage, 'uid' | 'workspaceId' | 'chatId' | 'accountId' | 'text' | 'fileId' | 'replyToId' | 'now'>): Promise<number> =>
+      (await sql.get(INSERT_RECEIVED, { ...m }))!.id,
+    /**
+     * An outgoing message accepted: its debit, the message as Pending, its send job and ledger row are written
+     * at the end of the write transaction, with the other sends of its group commit (`flushAcceptedSends`). The
+     * caller has checked the quota behind the workspace's row lock, counting `deferred.creditsOf`.
+     */
+    acceptSend(send: AcceptedSend): void {
+      if (sql.deferred === undefined) throw new Error('acceptSend runs inside a write transaction');
+      sql.deferred.addSend(send);
     },
     byUid: (uid: string) => sql.get(BY_UID, { uid }),
     byId: (id: number) => sql.get(BY_ID, { id }),

@@ -6,10 +6,15 @@ import { query, type Dialect, type SqlExecutor } from './sql.js';
 
 export interface WriteOptions {
   /**
-   * SQLite: join the write transaction that the next turn of the event loop commits for every request that
-   * asked for one (group commit), each in its own savepoint. PostgreSQL runs the transaction alone.
+   * Join the write transaction that the next turn of the event loop commits for every request that asked for
+   * one (group commit, `group-commit.ts`); a failing write undoes only its own writes.
    */
   grouped?: boolean;
+  /**
+   * Grouped writes of one batch run in ascending `order` (the workspace id of a send), so batches running at
+   * once on PostgreSQL lock shared rows in one order and never deadlock each other.
+   */
+  order?: number;
   /**
    * PostgreSQL isolation. `serializable` (the default) makes every check-then-write rule as exact as on
    * SQLite's single writer; `read committed` is for transactions that lock the rows they depend on first
@@ -35,6 +40,11 @@ export interface SqlDatabase {
     notify(tx: SqlExecutor, topic: string): Promise<void>;
     subscribe(handler: (topic: string) => void): () => void;
   };
+  /**
+   * Resolves when the database answers a trivial query on a connection of its own (readiness), however busy
+   * the pooled connections are; rejects with `unavailable` when it does not.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,12 +57,16 @@ const ROLLBACK_TO = query('ROLLBACK TO SAVEPOINT svc_nested');
  * the caller may catch it and go on (group commit does, once per request of a batch).
  */
 export async function inSavepoint<T>(tx: SqlExecutor, fn: () => Promise<T>): Promise<T> {
+  const mark = tx.deferred?.mark();
   await tx.run(SAVEPOINT);
   try {
     const result = await fn();
     await tx.run(RELEASE);
     return result;
   } catch (error) {
+    // Rolling back to the savepoint also releases the row locks taken since: forget them.
+    tx.memo?.clear();
+    if (mark !== undefined) tx.deferred?.undoTo(mark);
     await tx.run(ROLLBACK_TO);
     await tx.run(RELEASE);
     throw error;

@@ -5,6 +5,8 @@
  */
 import { hasNul, nulRefused } from '../wire/nul-text.js';
 
+import type { DeferredWrites } from './deferred-writes.js';
+
 export type Dialect = 'sqlite' | 'postgres';
 
 /** Named parameters of a statement; values are numbers, strings, Buffers or null (booleans are 0/1). */
@@ -53,6 +55,13 @@ export interface SqlExecutor {
   get<Row>(statement: Statement<Row>, params?: Params): Promise<Row | undefined>;
   /** Runs a statement that returns no rows; resolves with the number of rows changed. */
   run(statement: Statement, params?: Params): Promise<number>;
+  /**
+   * What the writes of one open transaction remember between them (a row already locked by an earlier write
+   * of the same group commit); emptied when a savepoint rolls back, absent outside write transactions.
+   */
+  readonly memo?: Map<string, unknown>;
+  /** Rows the open write transaction writes at its end, in one statement (absent outside write transactions). */
+  readonly deferred?: DeferredWrites;
 }
 
 /** `@name` parameters turned into `$n`, with the order in which values are passed. */
@@ -85,7 +94,9 @@ export function positionalValues(names: readonly string[], params: Params | unde
   return names.map((name) => {
     const value = params?.[name];
     if (value === undefined) throw new TypeError(`missing named parameter "${name}"`);
-    if (typeof value === 'string' && hasNul(value)) throw nulRefused('a text value');
+    if (typeof value === 'string' ? hasNul(value) : Array.isArray(value) && value.some((item) => typeof item === 'string' && hasNul(item))) {
+      throw nulRefused('a text value');
+    }
     return value;
   });
 }

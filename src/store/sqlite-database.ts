@@ -6,14 +6,11 @@
 import type { Statement as PreparedStatement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { NAMED_PARAMETER, positionalValues, type Params, type SqlExecutor, type Statement } from './sql.js';
-import { inSavepoint, type SqlDatabase, type WriteOptions } from './sql-database.js';
+import type { SqlDatabase, WriteOptions } from './sql-database.js';
+import { runBatch, settle, WriteGroups, type GroupedWrite, type Outcome } from './group-commit.js';
+import { DeferredWrites } from './deferred-writes.js';
+import { flushAcceptedSends } from './message-store.js';
 import { rollsBack, SqliteReadCache, tablesWrittenBy } from './sqlite-read-cache.js';
-
-interface GroupedWrite {
-  fn: (tx: SqlExecutor) => Promise<unknown>;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
 
 interface WriterQueue {
   busy: boolean;
@@ -83,8 +80,7 @@ export class SqliteDatabase implements SqlDatabase {
   private readonly rollback: PreparedStatement;
   /** Shared by every connection of this process to the same file (see `writerQueueOf`). */
   private readonly writer: WriterQueue;
-  private group: GroupedWrite[] = [];
-  private groupScheduled = false;
+  private readonly groups = new WriteGroups({ maxBatch: MAX_GROUP, maxInFlight: 1, commit: (batch) => this.commitGroup(batch) });
   /** The last batch had a failing write: the next one starts with a savepoint per write. */
   private lastBatchFailed = false;
 
@@ -100,6 +96,8 @@ export class SqliteDatabase implements SqlDatabase {
     const cache = (this.cache = new SqliteReadCache(db.name, () => dataVersion.get() as number));
     this.tx = {
       dialect: 'sqlite',
+      memo: new Map<string, unknown>(),
+      deferred: new DeferredWrites(),
       all<Row>(s: Statement<Row>, params?: Params): Promise<Row[]> {
         try {
           const c = statement(s);
@@ -149,13 +147,17 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-    if (options.grouped === true) {
-      return new Promise<T>((resolve, reject) => {
-        this.group.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-        this.scheduleGroup();
-      });
-    }
+    if (options.grouped === true) return this.groups.push(fn, options.order);
     return this.exclusively(() => this.transaction(() => fn(this.tx)));
+  }
+
+  ping(): Promise<void> {
+    try {
+      this.db.prepare('SELECT 1').get();
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async close(): Promise<void> {
@@ -183,10 +185,18 @@ export class SqliteDatabase implements SqlDatabase {
   private async transaction<T>(fn: () => Promise<T>): Promise<T> {
     // A read-only snapshot (a data directory svc may not write) has nothing to lock: reads inside fn work,
     // and the first write fails with SQLITE_READONLY before anything changes.
-    if (this.db.readonly) return fn();
+    if (this.db.readonly) {
+      this.tx.deferred?.take();
+      const result = await fn();
+      await flushAcceptedSends(this.tx, this.tx.deferred!.take());
+      return result;
+    }
+    this.tx.memo?.clear();
+    this.tx.deferred?.take();
     this.begin.run();
     try {
       const result = await fn();
+      await flushAcceptedSends(this.tx, this.tx.deferred!.take());
       this.commit.run();
       this.cache.committed();
       return result;
@@ -197,73 +207,27 @@ export class SqliteDatabase implements SqlDatabase {
     }
   }
 
-  private scheduleGroup(): void {
-    if (this.groupScheduled) return;
-    this.groupScheduled = true;
-    setImmediate(() => {
-      this.groupScheduled = false;
-      void this.flushGroup();
-    });
-  }
-
   /**
    * Group commit: the writes queued during one turn share a transaction, and one failing request undoes only
    * its own writes. Nobody is answered before the shared COMMIT, so an acknowledged write is as durable as
-   * with a transaction of its own.
+   * with a transaction of its own. After a batch with a failing write, the next one starts with a savepoint
+   * per write, since failures come in runs (an exhausted quota fails them all).
    */
-  private async flushGroup(): Promise<void> {
-    const batch = this.group.splice(0, MAX_GROUP);
-    if (this.group.length > 0) this.scheduleGroup();
+  private async commitGroup(batch: GroupedWrite[]): Promise<void> {
     let outcomes: Outcome[] = [];
     try {
       await this.exclusively(() =>
         this.transaction(async () => {
-          // Most batches succeed whole, so they first run inside one savepoint rather than one per write (two
-          // statements and a copy of every page it changes). If a write fails, the batch is undone and run
-          // again with a savepoint per write, still holding the lock; so is the next batch, since failures
-          // come in runs (an exhausted quota fails them all).
-          const whole = batch.length > 1 && !this.lastBatchFailed ? await this.runWhole(batch) : undefined;
-          outcomes = whole ?? (await this.runEach(batch));
+          outcomes = await runBatch(this.tx, batch, !this.lastBatchFailed);
           this.lastBatchFailed = outcomes.some((outcome) => !outcome.ok);
         }),
       );
     } catch (error) {
-      // The shared commit itself failed (for example the lock stayed busy): nothing of the batch was written.
+      // The write of a batch of one, or the shared commit itself (the lock stayed busy): nothing was written.
+      if (batch.length === 1) this.lastBatchFailed = true;
       for (const item of batch) item.reject(error);
       return;
     }
-    batch.forEach((item, index) => {
-      const outcome = outcomes[index]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
-    });
-  }
-
-  /** Every write of `batch` in one savepoint; undefined, with nothing of it left, if one fails. */
-  private async runWhole(batch: readonly GroupedWrite[]): Promise<Outcome[] | undefined> {
-    try {
-      return await inSavepoint(this.tx, async () => {
-        const outcomes: Outcome[] = [];
-        for (const item of batch) outcomes.push({ ok: true, value: await item.fn(this.tx) });
-        return outcomes;
-      });
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Each write of `batch` in a savepoint of its own, so a failure undoes only that write. */
-  private async runEach(batch: readonly GroupedWrite[]): Promise<Outcome[]> {
-    const outcomes: Outcome[] = [];
-    for (const item of batch) {
-      try {
-        outcomes.push({ ok: true, value: await inSavepoint(this.tx, () => item.fn(this.tx)) });
-      } catch (error) {
-        outcomes.push({ ok: false, error });
-      }
-    }
-    return outcomes;
+    settle(batch, outcomes);
   }
 }
-
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };

@@ -1,4 +1,5 @@
 import { postgresOnly, query, type SqlExecutor } from './sql.js';
+import { TurnLookup } from './turn-lookup.js';
 
 export interface WorkspaceRow {
   id: number;
@@ -57,18 +58,9 @@ const RESET_PERIOD = query(
   'UPDATE workspaces SET quota_used = 0, quota_period_start = @periodStart WHERE id = @id AND quota_period_start < @periodStart',
 );
 const ADD_USED = query('UPDATE workspaces SET quota_used = quota_used + @delta WHERE id = @id');
-// The check and the debit in one statement: concurrent debits of one workspace can never overdraw it.
-const DEBIT = query('UPDATE workspaces SET quota_used = quota_used + @credits WHERE id = @id AND quota_used + @credits <= quota_total');
 const LEDGER = query(
   `INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
    VALUES (@workspaceId, @messageId, @delta, @reason, @now)`,
-);
-// PostgreSQL: the debit and its ledger row in one statement (no row when the quota has no room), one round
-// trip fewer under the row lock. SQLite runs DEBIT and LEDGER (no writing CTE, no round trips to save).
-const DEBIT_WITH_LEDGER = postgresOnly<{ id: number }>(
-  `WITH debited AS (${DEBIT.text.postgres} RETURNING id)
-   INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
-   SELECT id, @messageId, @credits, 'debit', @now FROM debited RETURNING id`,
 );
 const HAS_RESTORE = query<{ one: number }>(`SELECT 1 AS one FROM credit_ledger WHERE message_id = @messageId AND reason = 'restore'`);
 const DEBITED_AT = query<{ created_at: number }>(
@@ -83,6 +75,22 @@ const TOKEN_BY_HASH = query<{ workspace_id: number; token_hash: Buffer }>(
   'SELECT workspace_id, token_hash FROM api_tokens WHERE token_hash = @hash AND revoked_at IS NULL',
   { cachedUntilWritten: ['api_tokens'] },
 );
+// PostgreSQL: the lookups of one turn in one statement (`TurnLookup`); SQLite answers TOKEN_BY_HASH from memory.
+const TOKENS_BY_HASHES = postgresOnly<{ workspace_id: number; token_hash: Buffer }>(
+  'SELECT workspace_id, token_hash FROM api_tokens WHERE token_hash = ANY(@hashes) AND revoked_at IS NULL',
+);
+type TokenRow = { workspace_id: number; token_hash: Buffer };
+// One per autocommit executor (the engine's); a transaction's executor looks its tokens up alone.
+const tokenLookups = new WeakMap<SqlExecutor, TurnLookup<TokenRow>>();
+
+function tokenLookupOf(sql: SqlExecutor): TurnLookup<TokenRow> {
+  let lookup = tokenLookups.get(sql);
+  if (lookup === undefined) {
+    lookup = new TurnLookup((hashes) => sql.all(TOKENS_BY_HASHES, { hashes }), (row) => row.token_hash);
+    tokenLookups.set(sql, lookup);
+  }
+  return lookup;
+}
 const ACTIVE_TOKEN = query<{ token: string }>(
   'SELECT token FROM api_tokens WHERE workspace_id = @workspaceId AND revoked_at IS NULL ORDER BY id DESC LIMIT 1',
 );
@@ -112,13 +120,6 @@ export function createWorkspaceStore(sql: SqlExecutor) {
     resetPeriod: async (id: number, periodStart: number): Promise<boolean> => (await sql.run(RESET_PERIOD, { id, periodStart })) > 0,
     addUsed: async (id: number, delta: number): Promise<void> => void (await sql.run(ADD_USED, { id, delta })),
     /** Moves the workspace's stored-bytes total by `delta` (an upload adds, a delete subtracts). */
-    /** `debit` and its ledger row for `messageId`; false (nothing changed) when the quota has no room. */
-    async debitForMessage(id: number, messageId: number, credits: number, now: number): Promise<boolean> {
-      if (sql.dialect === 'postgres') return (await sql.get(DEBIT_WITH_LEDGER, { id, messageId, credits, now })) !== undefined;
-      if ((await sql.run(DEBIT, { id, credits })) === 0) return false;
-      await sql.run(LEDGER, { workspaceId: id, messageId, delta: credits, reason: 'debit', now });
-      return true;
-    },
     addStorage: async (id: number, delta: number): Promise<void> => void (await sql.run(ADD_STORAGE, { id, delta })),
     recordCredit: async (workspaceId: number, messageId: number | null, delta: number, reason: string, now: number): Promise<void> =>
       void (await sql.run(LEDGER, { workspaceId, messageId, delta, reason, now })),
@@ -126,7 +127,8 @@ export function createWorkspaceStore(sql: SqlExecutor) {
     debitedAt: async (messageId: number): Promise<number | undefined> => (await sql.get(DEBITED_AT, { messageId }))?.created_at,
     insertToken: async (workspaceId: number, hash: Buffer, token: string, now: number): Promise<void> =>
       void (await sql.run(INSERT_TOKEN, { workspaceId, hash, token, now })),
-    tokenByHash: (hash: Buffer) => sql.get(TOKEN_BY_HASH, { hash }),
+    tokenByHash: (hash: Buffer): Promise<TokenRow | undefined> =>
+      sql.dialect === 'postgres' && sql.memo === undefined ? tokenLookupOf(sql).get(hash) : sql.get(TOKEN_BY_HASH, { hash }),
     activeToken: async (workspaceId: number): Promise<string | undefined> => (await sql.get(ACTIVE_TOKEN, { workspaceId }))?.token,
     revokeTokens: async (workspaceId: number, now: number): Promise<void> => void (await sql.run(REVOKE_TOKENS, { workspaceId, now })),
     seatsUsed: async (workspaceId: number): Promise<number> => (await sql.get(SEATS_USED, { workspaceId }))?.n ?? 0,

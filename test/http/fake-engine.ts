@@ -237,6 +237,7 @@ export function createFakeEngine(): FakeEngine {
     onWake: () => () => undefined,
     queueStats: async () => ({ webhooks: [], sends: { count: 0, oldestCreatedAt: null }, ownerMail: { count: 0 } }),
     usePublicUrl: () => undefined,
+    checkDatabase: async () => undefined,
     close: async () => void lifecycle.push('close'),
   };
 }

@@ -2,7 +2,9 @@
  * Runs svc's statements on node-postgres: each statement is compiled once to positional parameters and
  * sent as a named prepared statement, so every pooled connection parses it once.
  */
-import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { PoolClient, QueryResult } from 'pg';
+import type { PoolGate } from './pool-gate.js';
+import type { DeferredWrites } from '../deferred-writes.js';
 import { positionalValues, toPositional, type Params, type PositionalSql, type SqlExecutor, type Statement } from '../sql.js';
 import { mapPgError } from './pg-errors.js';
 
@@ -17,22 +19,23 @@ function compile(statement: Statement): PositionalSql {
   return positional;
 }
 
-/** A pool (autocommit statements) or one checked-out client (a transaction). */
-export type Queryable = Pool | PoolClient;
+/** The pool's line (autocommit statements) or one checked-out client (a transaction). */
+export type Queryable = Pick<PoolClient, 'query'> | PoolGate;
 
 async function execute(target: Queryable, statement: Statement, params: Params | undefined): Promise<QueryResult> {
   const { text, names } = compile(statement);
   try {
-    return await target.query({ name: `svc_${statement.id}`, text, values: positionalValues(names, params) });
+    return await (target as PoolGate).query({ name: `svc_${statement.id}`, text, values: positionalValues(names, params) });
   } catch (error) {
     throw mapPgError(error);
   }
 }
 
-/** The SqlExecutor of a pool or of one transaction's client. */
-export function pgExecutor(target: Queryable): SqlExecutor {
+/** The SqlExecutor of a pool, or of one write transaction's client (with the transaction's `memo` and `deferred`). */
+export function pgExecutor(target: Queryable, transaction?: { memo: Map<string, unknown>; deferred: DeferredWrites }): SqlExecutor {
   return {
     dialect: 'postgres',
+    ...transaction,
     all: async <Row>(statement: Statement<Row>, params?: Params) => (await execute(target, statement, params)).rows as Row[],
     get: async <Row>(statement: Statement<Row>, params?: Params) =>
       (await execute(target, statement, params)).rows[0] as Row | undefined,

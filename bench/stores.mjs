@@ -1,0 +1,192 @@
+// The two stores side by side in one run: svc serve on SQLite (--data) and on PostgreSQL (one replica, fresh
+// database), alternating in every round, for sends (POST /api/messages) and incoming messages (POST
+// /sim/messages), with one workspace and with 8. wrk loads from a process of its own. Besides req/s each run
+// reports CPU time per request (from /proc) of the svc process and of the PostgreSQL backends serving it,
+// which swings less than throughput when other work shares the machine and feeds the capacity model.
+//
+//   node bench/stores.mjs [BUILT_CHECKOUT ...]     # several builds: each measured on both stores, same rounds
+//   BENCH_ROUNDS (2), BENCH_SECONDS (8), BENCH_CONNECTIONS (32), SVC_BENCH_PG_URL
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { startServer } from './lib.mjs';
+import { wrk } from './wrk.mjs';
+
+const adminUrl = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const TENANTS = 8;
+
+async function withAdmin(fn) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+let databases = 0;
+async function freshDatabase() {
+  databases += 1;
+  const name = `svc_bench_stores_${process.pid}_${databases}`;
+  await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name}`).then(() => c.query(`CREATE DATABASE ${name}`)));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString(), drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
+}
+
+/** CPU time (user + system) a process has used so far, in ms; 0 for a process that is gone. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms so far of every PostgreSQL backend connected to `database`, by pid. */
+async function backendCpu(database) {
+  const pids = await withAdmin(async (c) => (await c.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database])).rows.map((r) => r.pid));
+  return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
+}
+
+/** A workspace with a connected sim account, made with the CLI as an operator would. */
+function prepareWorkspace(svc, target, n) {
+  const created = JSON.parse(
+    execFileSync(process.execPath, [svc, 'admin', 'workspace', 'create', ...target, '--name', `Bench ${n}`, '--quota', '100000000', '--json'], { encoding: 'utf8' }),
+  );
+  const phone = `+1555${String(1_000_000 + ((Date.now() + n * 7919) % 9_000_000))}`;
+  execFileSync(process.execPath, [svc, 'sim', 'connect', '--phone', phone, ...target, '--token', created.token]);
+  return { token: created.token, phone };
+}
+
+const REQUESTS = {
+  sends: { path: '/api/messages', body: () => JSON.stringify({ phone: '+14155550123', text: 'Hello from the bench' }) },
+  incoming: { path: '/sim/messages', body: (w) => JSON.stringify({ from: '+4915112345678', to: w.phone, text: 'Hello from a contact' }) },
+};
+
+/** One server on `target`, loaded with `kind` requests spread over `tenants` workspaces. */
+async function runOne(svc, target, kind, tenants, load, pgName) {
+  const workspaces = Array.from({ length: tenants }, (_, n) => prepareWorkspace(svc, target, n));
+  const server = await startServer(process.execPath, [svc, 'serve', '--port', '0', ...target, '--rate-limit', '100000000', '--log-format', 'none']);
+  try {
+    const request = REQUESTS[kind];
+    const cpuBefore = cpuMs(server.pid);
+    const pgBefore = pgName === undefined ? undefined : await backendCpu(pgName);
+    const result = await wrk({
+      url: `${server.url}${request.path}`, seconds: load.seconds, connections: load.connections, body: request.body(workspaces[0]),
+      headers: { 'content-type': 'application/json' },
+      rotate: { header: 'authorization', values: workspaces.map((w) => `Bearer ${w.token}`), bodies: workspaces.map((w) => request.body(w)) },
+    });
+    const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, result.total_requests));
+    const out = { ...result, svc_cpu_us_per_request: perRequest(cpuMs(server.pid) - cpuBefore) };
+    if (pgBefore !== undefined) {
+      const pgAfter = await backendCpu(pgName);
+      let used = 0;
+      for (const [pid, ms] of pgAfter) used += ms - (pgBefore.get(pid) ?? 0);
+      out.postgres_cpu_us_per_request = perRequest(used);
+    }
+    return out;
+  } finally {
+    await server.stop();
+  }
+}
+
+async function onSqlite(svc, kind, tenants, load) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  try {
+    return await runOne(svc, ['--data', dataDir], kind, tenants, load);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function onPostgres(svc, kind, tenants, load) {
+  const database = await freshDatabase();
+  try {
+    return await runOne(svc, ['--database', database.url], kind, tenants, load, database.name);
+  } finally {
+    await database.drop();
+  }
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : Math.round((sorted[mid - 1] + sorted[mid]) / 2);
+};
+const round2 = (n) => Math.round(n * 100) / 100;
+
+/**
+ * Every build × store × request kind × tenants shape, `rounds` times; within a round the stores (and builds)
+ * alternate their order, so a load that other work puts on the machine falls on both alike.
+ */
+export async function measureStores(builds, { seconds, connections, rounds = 2, log = () => undefined }) {
+  const runs = {};
+  for (let r = 0; r < rounds; r += 1) {
+    for (const kind of ['sends', 'incoming']) {
+      for (const tenants of [1, TENANTS]) {
+        const order = [];
+        for (const build of builds) for (const store of ['sqlite', 'postgres']) order.push({ build, store });
+        for (const { build, store } of r % 2 === 0 ? order : order.reverse()) {
+          const result = await (store === 'sqlite' ? onSqlite : onPostgres)(build.svc, kind, tenants, { seconds, connections });
+          const key = `${build.label}|${kind}|${tenants}|${store}`;
+          (runs[key] ??= []).push(result);
+          log(`round ${r + 1} ${key}: ${result.requests_per_second} req/s, svc ${result.svc_cpu_us_per_request} us/req` +
+            (result.postgres_cpu_us_per_request === undefined ? '' : `, postgres ${result.postgres_cpu_us_per_request} us/req`) +
+            (result.non_2xx > 0 ? `, ${result.non_2xx} non-2xx` : ''));
+        }
+      }
+    }
+  }
+  const summary = {};
+  for (const [key, results] of Object.entries(runs)) {
+    const [label, kind, tenants, store] = key.split('|');
+    const shape = `${label} ${kind}, ${tenants} workspace${tenants === '1' ? '' : 's'}`;
+    summary[shape] ??= {};
+    summary[shape][store] = {
+      rounds_req_per_s: results.map((x) => x.requests_per_second),
+      median_req_per_s: median(results.map((x) => x.requests_per_second)),
+      median_p50_ms: median(results.map((x) => x.latency_p50_ms)),
+      median_p99_ms: median(results.map((x) => x.latency_p99_ms)),
+      svc_cpu_us_per_request: median(results.map((x) => x.svc_cpu_us_per_request)),
+      ...(store === 'postgres' ? { postgres_cpu_us_per_request: median(results.map((x) => x.postgres_cpu_us_per_request)) } : {}),
+      non_2xx: results.reduce((sum, x) => sum + x.non_2xx, 0),
+    };
+  }
+  for (const stores of Object.values(summary)) {
+    if (stores.sqlite && stores.postgres) stores.postgres_vs_sqlite = round2(stores.postgres.median_req_per_s / stores.sqlite.median_req_per_s);
+  }
+  return summary;
+}
+
+/** Markdown rows for run-bench's table. */
+export function storeRows(summary) {
+  return Object.entries(summary).flatMap(([shape, s]) =>
+    ['sqlite', 'postgres'].filter((store) => s[store]).map((store) => {
+      const r = s[store];
+      const cpu = `svc ${r.svc_cpu_us_per_request} us/req${r.postgres_cpu_us_per_request === undefined ? '' : `, PostgreSQL ${r.postgres_cpu_us_per_request} us/req`}`;
+      return [`${shape}, ${store === 'sqlite' ? 'SQLite (--data)' : 'PostgreSQL, 1 replica'}`, `${r.median_req_per_s} req/s${store === 'postgres' ? ` (${s.postgres_vs_sqlite}x SQLite)` : ''}`, `p50 ${r.median_p50_ms} ms, p99 ${r.median_p99_ms} ms`, cpu];
+    }),
+  );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const dirs = process.argv.length > 2 ? process.argv.slice(2).map((dir) => resolve(dir)) : [root];
+  const builds = dirs.map((dir, i) => ({ label: dirs.length === 1 ? 'svc' : `build${i + 1}`, svc: join(dir, 'bin', 'svc.js') }));
+  if (builds.length > 1) builds.forEach((b, i) => console.error(`build${i + 1} = ${dirs[i]}`));
+  const summary = await measureStores(builds, {
+    seconds: Number(process.env.BENCH_SECONDS ?? 8),
+    connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
+    rounds: Number(process.env.BENCH_ROUNDS ?? 2),
+    log: (line) => console.error(line),
+  });
+  console.log(JSON.stringify(summary, null, 2));
+  console.error(['| what | throughput | latency | CPU per request |', '|---|---|---|---|', ...storeRows(summary).map((r) => `| ${r.join(' | ')} |`)].join('\n'));
+}

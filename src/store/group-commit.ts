@@ -1,0 +1,131 @@
+/**
+ * Group commit, one design for both stores: the writes that ask for it (`grouped: true`) and arrive in one
+ * turn of the event loop share one transaction, and one failing write undoes only its own writes. Each store
+ * supplies how a batch's transaction is opened and committed; the queueing and the savepoint rule live here.
+ */
+import type { SqlExecutor } from './sql.js';
+import { inSavepoint } from './sql-database.js';
+
+export interface GroupedWrite {
+  fn: (tx: SqlExecutor) => Promise<unknown>;
+  /** Writes of a batch run in ascending `order` (stable): batches lock shared rows in one order, no deadlocks. */
+  order: number;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export interface WriteGroupsOptions {
+  /** Most writes one batch carries; the rest wait for the next. */
+  maxBatch: number;
+  /** Batches running at once; while that many run, new writes gather into a bigger next batch. */
+  maxInFlight: number;
+  /** Runs one batch in one transaction and settles every write of it. */
+  commit: (batch: GroupedWrite[]) => Promise<void>;
+}
+
+/** The queue of grouped writes of one database connection (SQLite) or pool (PostgreSQL). */
+export class WriteGroups {
+  private queue: GroupedWrite[] = [];
+  private scheduled = false;
+  private inFlight = 0;
+
+  constructor(private readonly options: WriteGroupsOptions) {}
+
+  push<T>(fn: (tx: SqlExecutor) => Promise<T>, order = 0): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, order, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
+    this.scheduled = true;
+    // setImmediate runs after the I/O of this turn: every request parsed in it has queued its write.
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.inFlight >= this.options.maxInFlight) return;
+      const batch = this.queue.splice(0, this.options.maxBatch);
+      if (batch.length === 0) return;
+      this.inFlight += 1;
+      void this.options
+        .commit(batch.sort((a, b) => a.order - b.order))
+        .catch((error: unknown) => {
+          for (const item of batch) item.reject(error);
+        })
+        .finally(() => {
+          this.inFlight -= 1;
+          this.schedule();
+        });
+      this.schedule();
+    });
+  }
+}
+
+/**
+ * Runs `batch` inside the open transaction `tx`. Most batches succeed whole, so `wholeFirst` runs them inside
+ * one savepoint rather than one per write (two statements each, and on SQLite a copy of every page it
+ * changes). If a write fails, that savepoint is undone and the batch runs again with a savepoint per write.
+ * `isFatal` names errors that must end the whole transaction instead (a PostgreSQL deadlock: the batch is
+ * run again from the start).
+ */
+export async function runBatch(tx: SqlExecutor, batch: readonly GroupedWrite[], wholeFirst: boolean, isFatal: (error: unknown) => boolean = () => false): Promise<Outcome[]> {
+  // A write alone needs no savepoint: if it fails, the store rolls its transaction back and answers it.
+  if (batch.length === 1) return [{ ok: true, value: await batch[0]!.fn(tx) }];
+  if (wholeFirst) {
+    try {
+      return await inSavepoint(tx, async () => {
+        const outcomes: Outcome[] = [];
+        for (const item of batch) outcomes.push({ ok: true, value: await item.fn(tx) });
+        return outcomes;
+      });
+    } catch (error) {
+      if (isFatal(error)) throw error;
+    }
+  }
+  const outcomes: Outcome[] = [];
+  for (const item of batch) {
+    try {
+      outcomes.push({ ok: true, value: await inSavepoint(tx, () => item.fn(tx)) });
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      outcomes.push({ ok: false, error });
+    }
+  }
+  return outcomes;
+}
+
+/** Thrown by `runWhole` when a write of the batch failed: the caller rolls the transaction back. */
+export class BatchWriteFailed extends Error {
+  constructor() {
+    super('a write of the batch failed');
+  }
+}
+
+/**
+ * Runs every write of `batch` in the open transaction `tx` with no savepoint at all, for a store where a
+ * savepoint costs round trips (PostgreSQL): if a write fails, it throws `BatchWriteFailed` (or the fatal
+ * error itself), the caller rolls the whole transaction back and runs the batch again with `runBatch`.
+ */
+export async function runWhole(tx: SqlExecutor, batch: readonly GroupedWrite[], isFatal: (error: unknown) => boolean): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  for (const item of batch) {
+    try {
+      outcomes.push({ ok: true, value: await item.fn(tx) });
+    } catch (error) {
+      throw isFatal(error) ? error : new BatchWriteFailed();
+    }
+  }
+  return outcomes;
+}
+
+/** Answers every write of a committed batch with its own outcome. */
+export function settle(batch: readonly GroupedWrite[], outcomes: readonly Outcome[]): void {
+  batch.forEach((item, index) => {
+    const outcome = outcomes[index]!;
+    if (outcome.ok) item.resolve(outcome.value);
+    else item.reject(outcome.error);
+  });
+}

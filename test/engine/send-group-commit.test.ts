@@ -1,0 +1,155 @@
+/**
+ * Group commit of sends and incoming messages, on both stores: the sends of one event-loop turn share one
+ * transaction (on PostgreSQL: one transaction id for all their rows), and a send that fails in the middle of
+ * a batch, after it wrote its chat and message, undoes only itself while the others commit.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/wire/clock.js';
+import { isSvcError } from '../../src/wire/errors.js';
+import { createEngine } from '../../src/runtime/create-engine.js';
+import { createStores } from '../../src/engine/context.js';
+import { openDatabase } from '../../src/store/database.js';
+import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
+import { query } from '../../src/store/sql.js';
+import type { SqlDatabase } from '../../src/store/sql-database.js';
+import { SqliteDatabase } from '../../src/store/sqlite-database.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { fixedRandom } from '../support/test-engine.js';
+
+let pgDatabase: TestDatabase;
+beforeAll(async () => {
+  pgDatabase = await createTestDatabase('groupsend');
+  const setup = new PgDatabase({ url: pgDatabase.url, poolSize: 1 });
+  await migratePostgres(setup.pool);
+  await setup.close();
+});
+afterAll(async () => {
+  await pgDatabase?.drop();
+});
+
+const stores: Array<[string, () => SqlDatabase]> = [
+  ['SQLite', () => new SqliteDatabase(openDatabase(':memory:'))],
+  ['PostgreSQL', () => new PgDatabase({ url: pgDatabase.url, poolSize: 4 })],
+];
+
+const COUNT = (table: string) => query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = @ws`);
+const JOBS = query<{ n: number }>("SELECT COUNT(*) AS n FROM jobs j JOIN messages m ON m.id = j.ref_id WHERE j.kind = 'send' AND m.workspace_id = @ws");
+const CHAT_PHONES = query<{ contact_phone: string }>('SELECT contact_phone FROM chats WHERE workspace_id = @ws ORDER BY contact_phone');
+const TRANSACTIONS = query<{ n: number }>({ sqlite: '', postgres: 'SELECT COUNT(DISTINCT xmin::text) AS n FROM messages WHERE workspace_id = @ws' });
+
+describe.each(stores)('group commit of sends on %s', (_name, open) => {
+  let accounts = 0;
+  async function setup(quota: number) {
+    accounts += 1;
+    const account = `+1555000300${accounts}`;
+    const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom() });
+    const ws = (await engine.admin.createWorkspace({ name: 'Batch', quota })).workspace_id;
+    await engine.sim(ws).connect({ phone: account });
+    const api = engine.workspace(ws);
+    const count = async (table: string) => (await engine.context.sql.get(COUNT(table), { ws }))!.n;
+    const state = async () => ({
+      messages: await count('messages'),
+      jobs: (await engine.context.sql.get(JOBS, { ws }))!.n,
+      ledger: await count('credit_ledger'),
+      labels: await count('labels'),
+      chats: (await engine.context.sql.all(CHAT_PHONES, { ws })).map((row) => row.contact_phone),
+      used: (await api.getWorkspace()).messaging_quota.used,
+    });
+    return { engine, ws, api, state, account };
+  }
+
+  it('the sends of one turn are one transaction', async () => {
+    const t = await setup(100);
+    try {
+      const sent = await Promise.all(Array.from({ length: 20 }, (_, i) => t.api.sendToPhone({ phone: `+1415555040${i % 4}`, text: `m${i}` })));
+      expect(new Set(sent.map((s) => s.message_uid)).size).toBe(20);
+      expect(await t.state()).toMatchObject({ messages: 20, jobs: 20, ledger: 20, used: 20 });
+      // On PostgreSQL every row a transaction writes carries its id (xmin): one id, one transaction.
+      if (t.engine.context.database.dialect === 'postgres') expect((await t.engine.context.sql.get(TRANSACTIONS, { ws: t.ws }))!.n).toBe(1);
+    } finally {
+      await t.engine.close();
+    }
+  });
+
+  it('a batch holding one failing send commits the others', async () => {
+    const t = await setup(3);
+    try {
+      const file = await t.api.uploadFile({ filename: 'a.txt', mimetype: 'text/plain', content: Buffer.from('x') });
+      // One turn: 1 + 2 credits fill the quota of 3; the third send, last in the batch, is refused after it
+      // wrote its new chat, its label and its message.
+      const results = await Promise.allSettled([
+        t.api.sendToPhone({ phone: '+14155550101', text: 'one' }),
+        t.api.sendToPhone({ phone: '+14155550102', text: 'two', file_uid: file.uid }),
+        t.api.sendToPhone({ phone: '+14155550103', text: 'three', label: 'Refused' }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+      const refused = (results[2] as PromiseRejectedResult).reason;
+      expect(isSvcError(refused) && refused.code).toBe('quota_exceeded');
+      expect(await t.state()).toEqual({ messages: 2, jobs: 2, ledger: 2, labels: 0, chats: ['+14155550101', '+14155550102'], used: 3 });
+    } finally {
+      await t.engine.close();
+    }
+  });
+
+  it('the failing send may sit in the middle of the batch; the next batches commit too', async () => {
+    const t = await setup(2);
+    try {
+      const file = await t.api.uploadFile({ filename: 'a.txt', mimetype: 'text/plain', content: Buffer.from('x') });
+      const results = await Promise.allSettled([
+        t.api.sendToPhone({ phone: '+14155550201', text: 'first' }),
+        // Needs 2 credits with 1 left: refused after its new chat, label and message were written.
+        t.api.sendToPhone({ phone: '+14155550202', text: 'second', file_uid: file.uid, label: 'Gone' }),
+        t.api.sendToPhone({ phone: '+14155550203', text: 'third' }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await t.state()).toEqual({ messages: 2, jobs: 2, ledger: 2, labels: 0, chats: ['+14155550201', '+14155550203'], used: 2 });
+      await t.engine.admin.updateWorkspace(t.ws, { quota: 4 });
+      const next = await Promise.allSettled([
+        t.api.sendToPhone({ phone: '+14155550201', text: 'fourth' }),
+        t.api.sendToPhone({ phone: '+14155550204', text: 'fifth', file_uid: file.uid }),
+        t.api.sendToPhone({ phone: '+14155550205', text: 'sixth' }),
+      ]);
+      expect(next.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((await t.state()).used).toBe(4);
+    } finally {
+      await t.engine.close();
+    }
+  });
+
+  it('a write that fails after accepting a send takes its send back; the others are written', async () => {
+    const t = await setup(10);
+    try {
+      const first = await t.api.sendToPhone({ phone: '+14155550401', text: 'first' });
+      const account = (await t.engine.context.stores.accounts.byPhone(t.account))!;
+      const accept = (uid: string, fail: boolean) =>
+        t.engine.context.database.write(async (tx) => {
+          createStores(tx).messages.acceptSend({
+            uid, workspaceId: t.ws, chatId: first.chat_id, accountId: account.id, text: uid, fileId: null, templateId: null, replyToId: null, credits: 1, now: 1,
+          });
+          if (fail) throw new Error(`${uid} refused after accepting`);
+          return uid;
+        }, { grouped: true, isolation: 'read committed', order: t.ws });
+      const results = await Promise.allSettled([accept('msg_a', false), accept('msg_b', true), accept('msg_c', false)]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await t.state()).toMatchObject({ messages: 3, jobs: 3, ledger: 3, used: 3 });
+      const uids = await t.engine.context.sql.all(query<{ uid: string }>('SELECT uid FROM messages WHERE workspace_id = @ws ORDER BY id'), { ws: t.ws });
+      expect(uids.map((row) => row.uid)).toEqual([first.message_uid, 'msg_a', 'msg_c']);
+    } finally {
+      await t.engine.close();
+    }
+  });
+
+  it('incoming messages share the group commit: two from one new contact in a batch make one chat', async () => {
+    const t = await setup(10);
+    try {
+      const received = await Promise.all(
+        ['+14155550301', '+14155550302', '+14155550301'].map((from, i) => t.engine.sim(t.ws).receive({ to: t.account, from, text: `in ${i}` })),
+      );
+      expect(received[0]!.chat_id).toBe(received[2]!.chat_id);
+      expect(await t.state()).toMatchObject({ messages: 3, chats: ['+14155550301', '+14155550302'], used: 0 });
+    } finally {
+      await t.engine.close();
+    }
+  });
+});
