@@ -53,8 +53,7 @@ export class DeliveryOutbox {
   ): Promise<{ results: RecordAttemptResult[]; claimed: ClaimedDelivery[] }> {
     const options = claim === null ? null : this.withTurn(claim);
     return this.transaction(async (queue) => {
-      const results: RecordAttemptResult[] = [];
-      for (const input of inputs) results.push(await queue.record(input));
+      const results = await queue.recordMany(inputs);
       return { results, claimed: options === null ? [] : await queue.claim(options) };
     });
   }

@@ -133,6 +133,28 @@ const FINISH = query(`UPDATE webhook_deliveries
   SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,
       lease_owner = NULL, lease_until = NULL, completed_at = @completedAt
   WHERE id = @id`);
+// The successes of a batch: one UPDATE, one INSERT of their attempts ([id, attempt, status, ms] rows), one reset.
+const SUCCEED_MANY = query<{ id: number; attempts: number; subscription_id: number }>({
+  sqlite: `UPDATE webhook_deliveries
+    SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
+        completed_at = @now
+    WHERE id IN (${IDS.sqlite}) AND status = 'delivering' AND lease_owner = @owner RETURNING id, attempts, subscription_id`,
+  postgres: `UPDATE webhook_deliveries
+    SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
+        completed_at = @now
+    WHERE id IN (${IDS.postgres}) AND status = 'delivering' AND lease_owner = @owner RETURNING id, attempts, subscription_id`,
+});
+const ATTEMPTS_OK = query({
+  sqlite: `INSERT INTO webhook_attempts (delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at)
+    SELECT value ->> 0, value ->> 1, 1, value ->> 2, value ->> 3, NULL, @now FROM json_each(@rows)`,
+  postgres: `INSERT INTO webhook_attempts (delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at)
+    SELECT CAST(r ->> 0 AS BIGINT), CAST(r ->> 1 AS INTEGER), 1, CAST(r ->> 2 AS INTEGER), CAST(r ->> 3 AS BIGINT), NULL, @now
+    FROM json_array_elements(CAST(@rows AS JSON)) AS r`,
+});
+const SUBSCRIPTIONS_OK = query({
+  sqlite: `UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id IN (${IDS.sqlite}) AND consecutive_failures <> 0`,
+  postgres: `UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id IN (${IDS.postgres}) AND consecutive_failures <> 0`,
+});
 // Most successes follow successes: no row write then.
 const SUBSCRIPTION_OK = query(`UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = @id AND consecutive_failures <> 0`);
 const SUBSCRIPTION_FAILED = query<{ consecutive_failures: number }>(`UPDATE webhook_subscriptions
@@ -228,24 +250,56 @@ export class DeliveryQueue {
    * across subscriptions: each gets at most `perSubscriptionCap` in flight, counting leases others hold.
    */
   async claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
-    const ids = await this.picker.pick(options);
+    const { ids, subscriptions } = await this.picker.pickWithSubscriptions(options);
     if (ids.length === 0) return [];
     const leased = await this.sql.all(LEASE, { ids: JSON.stringify(ids), owner: options.owner, leaseUntil: options.now + options.leaseMs });
     const byId = new Map(leased.map((row) => [row.id, row]));
-    const subscriptions = new Map<number, SubscriptionFields>();
     const claimed: ClaimedDelivery[] = [];
     // In the order they were dealt.
     for (const id of ids) {
       const row = byId.get(id);
       if (row === undefined) continue;
-      let subscription = subscriptions.get(row.subscription_id);
-      if (subscription === undefined) {
-        subscription = (await this.sql.get(SUBSCRIPTION, { id: row.subscription_id }))!;
-        subscriptions.set(row.subscription_id, subscription);
-      }
+      const picked = subscriptions.get(row.subscription_id);
+      const subscription: SubscriptionFields =
+        picked === undefined
+          ? (await this.sql.get(SUBSCRIPTION, { id: row.subscription_id }))!
+          : { url: picked.url, secret: picked.secret, listen_session_id: picked.listen_session_id, workspace_id: picked.workspace_id, partner_id: picked.partner_id };
       claimed.push(rowToClaimed({ ...row, ...subscription }));
     }
     return claimed;
+  }
+
+  /**
+   * Records many attempts, as `record` does one by one, in a few statements: the successes of one owner at one
+   * time (the common case) share one UPDATE, one multi-row INSERT of their attempts and one reset of their
+   * subscriptions' failure streaks; the rest go one by one. Results come back in input order.
+   */
+  async recordMany(inputs: readonly RecordAttemptInput[]): Promise<RecordAttemptResult[]> {
+    const results: RecordAttemptResult[] = new Array<RecordAttemptResult>(inputs.length);
+    const first = inputs[0];
+    const together: number[] = [];
+    inputs.forEach((input, i) => {
+      if (input.outcome.ok && first !== undefined && input.owner === first.owner && input.now === first.now) together.push(i);
+    });
+    if (together.length > 1 && first !== undefined) {
+      const { owner, now } = first;
+      const byId = new Map(together.map((i) => [(inputs[i] as RecordAttemptInput).deliveryId, i]));
+      const won = await this.sql.all(SUCCEED_MANY, { ids: JSON.stringify([...byId.keys()]), owner, now });
+      const attempts = won.map((row) => {
+        const outcome = (inputs[byId.get(row.id) as number] as RecordAttemptInput).outcome;
+        return [row.id, row.attempts, outcome.statusCode, outcome.durationMs];
+      });
+      if (attempts.length > 0) {
+        await this.sql.run(ATTEMPTS_OK, { rows: JSON.stringify(attempts), now });
+        await this.sql.run(SUBSCRIPTIONS_OK, { ids: JSON.stringify([...new Set(won.map((row) => row.subscription_id))]) });
+      }
+      for (const row of won) {
+        results[byId.get(row.id) as number] = { status: 'succeeded', attemptNumber: row.attempts, nextAttemptAt: null, ownerNotified: false };
+      }
+      for (const i of together) results[i] ??= { status: 'lease_lost' };
+    }
+    for (const [i, input] of inputs.entries()) results[i] ??= await this.record(input);
+    return results;
   }
 
   /**

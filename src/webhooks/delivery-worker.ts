@@ -61,10 +61,9 @@ export class DeliveryWorker {
   /** Named and shaped like the engine's JobRunner (`name`, `runDue`, `nextDueAt`), so it can be handed over as one. */
   readonly name = 'webhook-delivery';
   private readonly inFlight = new Set<Promise<void>>();
-  /** Slots a claim under way may fill: counted as taken until its deliveries are in `inFlight`. */
-  private reserved = 0;
   private ticking: Promise<number> | null = null;
-  private tickAgain = false;
+  /** A wake-up (or poll) asked the loop to look for due work. */
+  private claimAsked = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private processed = 0;
@@ -88,48 +87,70 @@ export class DeliveryWorker {
 
   /**
    * Claims as many due deliveries as there are free slots and starts them; resolves with how many started.
-   * One claim at a time: a tick asked for while one is under way runs once more after it (it may have looked
-   * too early) and resolves with both.
+   * Claims and records go through one loop, one transaction at a time (see `pass`): a tick asked for while a
+   * pass is under way makes the loop look once more after it (that pass may have looked too early), and
+   * resolves with both.
    */
   tick(): Promise<number> {
-    if (this.ticking !== null) {
-      this.tickAgain = true;
-      return this.ticking;
-    }
+    this.claimAsked = true;
+    return this.loop();
+  }
+
+  private loop(): Promise<number> {
+    if (this.ticking !== null) return this.ticking;
     const run = async (): Promise<number> => {
       let started = 0;
-      do {
-        this.tickAgain = false;
-        started += await this.claimFree();
-      } while (this.tickAgain && !this.stopped);
+      while (this.toRecord.length > 0 || (this.claimAsked && !this.stopped)) started += await this.pass();
       return started;
     };
     const ticking = run().finally(() => {
       this.ticking = null;
+      // Asked for between the loop's last look and its end: look again.
+      if (this.toRecord.length > 0 || (this.claimAsked && !this.stopped)) setImmediate(() => void this.loop());
     });
     this.ticking = ticking;
     return ticking;
   }
 
-  private async claimFree(): Promise<number> {
-    if (this.stopped) return 0;
-    const free = this.o.concurrency - this.inFlight.size - this.reserved;
-    if (free <= 0) return 0;
-    let claimed: ClaimedDelivery[];
-    this.reserved += free;
+  /**
+   * One transaction: every attempt that finished since the last pass is recorded, and the slots they free (or
+   * that were free when a wake-up came) are claimed again (group commit: one BEGIN/COMMIT per batch, not two
+   * per delivery, and never two of this process's claims racing each other for the same rows). Should it
+   * fail (a busy database), the leases run out and those deliveries are attempted again: at least once.
+   */
+  private async pass(): Promise<number> {
+    const batch = this.toRecord.splice(0);
+    this.claimAsked = false;
+    const now = this.o.clock.now();
+    // The batch's deliveries are still in `inFlight` until they are told they were recorded.
+    const free = this.stopped ? 0 : Math.max(0, this.o.concurrency - this.inFlight.size + batch.length);
+    let claimed: ClaimedDelivery[] = [];
     try {
-      await this.o.beforeClaim?.();
-      // A plain read first: most polls find nothing due and should not open a write transaction for that.
-      const due = await this.o.outbox.nextDueAt();
-      if (due === null || due > this.o.clock.now()) return 0;
-      claimed = await this.o.outbox.claimDue(this.claimOptions(free));
+      if (free > 0) await this.o.beforeClaim?.();
+      if (batch.length === 0) {
+        // A plain read first inside claimDue: a wake-up that finds nothing takes no write lock.
+        if (free > 0) claimed = await this.o.outbox.claimDue(this.claimOptions(free));
+      } else {
+        const done = await this.o.outbox.recordAndClaim(
+          batch.map(({ delivery, outcome }) => ({
+            deliveryId: delivery.id,
+            owner: this.o.owner,
+            outcome,
+            now,
+            retryDelays: this.o.retryDelays,
+            failureNotifyThreshold: this.o.failureNotifyThreshold,
+          })),
+          free > 0 ? this.claimOptions(free) : null,
+        );
+        claimed = done.claimed;
+        batch.forEach(({ delivery, outcome }, i) => this.o.onRecorded?.(delivery, outcome, done.results[i] as RecordAttemptResult, now));
+      }
     } catch (error) {
       this.o.onError(error);
-      return 0;
-    } finally {
-      this.reserved -= free;
     }
+    // Started before the recorded ones leave `inFlight`, so `runDue` sees no gap in between.
     this.startAll(claimed);
+    for (const { recorded } of batch) recorded();
     return claimed.length;
   }
 
@@ -193,43 +214,9 @@ export class DeliveryWorker {
     const outcome = await this.attempt(delivery);
     await new Promise<void>((recorded) => {
       this.toRecord.push({ delivery, outcome, recorded });
-      if (this.toRecord.length === 1) setImmediate(() => void this.recordBatch());
+      // The attempts that finish in this turn go in one pass; a pass under way takes them in its next.
+      if (this.toRecord.length === 1) setImmediate(() => void this.loop());
     });
-  }
-
-  // One transaction for every attempt that finished in this turn, which also claims the slots they free (group
-  // commit: one BEGIN/COMMIT per batch, not two per delivery). Should it fail (a busy database), the leases run
-  // out and those deliveries are attempted again: at least once, as always.
-  private async recordBatch(): Promise<void> {
-    const batch = this.toRecord.splice(0);
-    const now = this.o.clock.now();
-    // The batch's deliveries are still in `inFlight` until they are told they were recorded.
-    const free = this.stopped ? 0 : Math.max(0, this.o.concurrency - this.inFlight.size - this.reserved + batch.length);
-    let claimed: ClaimedDelivery[] = [];
-    this.reserved += free;
-    try {
-      await this.o.beforeClaim?.();
-      const done = await this.o.outbox.recordAndClaim(
-        batch.map(({ delivery, outcome }) => ({
-          deliveryId: delivery.id,
-          owner: this.o.owner,
-          outcome,
-          now,
-          retryDelays: this.o.retryDelays,
-          failureNotifyThreshold: this.o.failureNotifyThreshold,
-        })),
-        free > 0 ? this.claimOptions(free) : null,
-      );
-      claimed = done.claimed;
-      batch.forEach(({ delivery, outcome }, i) => this.o.onRecorded?.(delivery, outcome, done.results[i] as RecordAttemptResult, now));
-    } catch (error) {
-      this.o.onError(error);
-    } finally {
-      this.reserved -= free;
-    }
-    // Started before the recorded ones leave `inFlight`, so `runDue` sees no gap in between.
-    this.startAll(claimed);
-    for (const { recorded } of batch) recorded();
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<SendOutcome> {

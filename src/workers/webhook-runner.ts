@@ -14,7 +14,7 @@ import type { JobRunner } from './worker-runner.js';
 export const WEBHOOK_POLL_MS = 100;
 
 /** Deliveries in flight in one process, over every tenant. */
-export const WEBHOOK_CONCURRENCY = 64;
+export const WEBHOOK_CONCURRENCY = 256;
 
 /** Options of the webhook worker; tests inject `send` to run without sockets. */
 export interface WebhookRunnerOptions {
@@ -60,10 +60,11 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     leaseMs: 3 * WEBHOOK_TIMEOUT_MS,
     concurrency: options.concurrency ?? WEBHOOK_CONCURRENCY,
     // Caps that make one tenant's hanging or slow receivers spend only its own share (delivery-claim.ts):
-    // 8 per subscription and per receiver of a tenant, 16 per tenant, of 64 slots in this process.
-    perSubscriptionCap: 8,
-    perEndpointCap: 8,
-    perTenantCap: 16,
+    // 32 per subscription and per receiver of a tenant, 64 per tenant, of 256 slots in this process. A healthy
+    // receiver needs its rate times the round trip in flight: 500 events/s at 50 ms is 25.
+    perSubscriptionCap: 32,
+    perEndpointCap: 32,
+    perTenantCap: 64,
     retryDelays: ctx.config.webhookRetryDelaysMs,
     failureNotifyThreshold: ctx.config.webhookFailureNotifyThreshold,
     urlPolicy: mode,
