@@ -8,7 +8,7 @@
 // Rounds alternate the builds and the stores. PostgreSQL runs get a fresh database (SVC_BENCH_PG_URL names the
 // server), dropped after. Loopback only, bounded in time.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,25 @@ const call = async (url, { method = 'GET', token, body } = {}) => {
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${text}`);
   return text === '' || text === 'ok' ? null : JSON.parse(text);
 };
+
+/** CPU time (user + system, every thread) a process has used so far, in ms. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+}
+
+/** The bucket bound (ms) at which a histogram of /metrics passes p % of its count: a coarse percentile. */
+function histogramMs(metrics, name, p) {
+  const byBound = new Map();
+  for (const m of metrics.matchAll(new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\d+)$`, 'gm'))) {
+    const bound = m[1] === '+Inf' ? Infinity : Number(m[1]);
+    byBound.set(bound, (byBound.get(bound) ?? 0) + Number(m[2]));
+  }
+  const buckets = [...byBound].sort((a, b) => a[0] - b[0]);
+  const total = buckets.at(-1)?.[1] ?? 0;
+  const hit = buckets.find(([, n]) => n >= (p / 100) * total);
+  return hit === undefined || total === 0 ? null : `<= ${hit[0] * 1000}`;
+}
 
 async function waitFor(check, deadline) {
   for (;;) {
@@ -60,6 +79,7 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate }
     tenants.push(await benchWorkspace(svc, target, server, `Mixed ${i}`, `+1555000810${i}`, ['message:new', 'message:received:new', 'message:sent:new', 'chat:created'], receiver.url));
   }
   await call(`${receiver.url}/__reset`, { method: 'POST' });
+  const cpuBefore = cpuMs(server.pid);
   const loader = JSON.parse((await run(process.execPath, [join(here, 'mixed-loader.mjs'), server.url, tenants.map((t) => t.token).join(','), String(rate), String(seconds)],
     { env: { ...process.env, ACCOUNTS: tenants.map((t) => t.phone).join(',') }, maxBuffer: 64 * 1024 * 1024 })).stdout);
   const metrics = await (await request(`${server.url}/metrics`)).body.text();
@@ -69,6 +89,19 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate }
     const seen = await call(`${receiver.url}/__arrivals`);
     return texts.every((t) => t in seen) ? seen : undefined;
   }, performance.now() + 3 * seconds * 1000) ?? (await call(`${receiver.url}/__arrivals`));
+  // Until every delivery queued by the load has arrived (or the wait ran out): CPU per request of the load.
+  await waitFor(async () => {
+    const m = await (await request(`${server.url}/metrics`)).body.text();
+    return Number(/svc_queue_depth\{queue="webhook_workspace",state="pending"\} (\d+)/.exec(m)?.[1] ?? 0) === 0 ? true : undefined;
+  }, performance.now() + 3 * seconds * 1000);
+  const cpu = cpuMs(server.pid) - cpuBefore;
+  const after = await (await request(`${server.url}/metrics`)).body.text();
+  const inServer = {
+    // From the event's outbox row being written to the delivery being recorded (the server's histogram, coarse).
+    queued_to_recorded_ms: { p50: histogramMs(after, 'svc_webhook_delivery_latency_seconds', 50), p99: histogramMs(after, 'svc_webhook_delivery_latency_seconds', 99) },
+    http_request_ms: { p50: histogramMs(after, 'svc_http_request_duration_seconds', 50), p99: histogramMs(after, 'svc_http_request_duration_seconds', 99) },
+  };
+  const delivered = (await call(`${receiver.url}/__stats`)).count;
   const latency = (prefix) => {
     const mine = texts.filter((t) => t.startsWith(prefix));
     const ms = mine.filter((t) => t in arrivals).map((t) => arrivals[t] - loader.sent[t]);
@@ -81,6 +114,10 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate }
     non_2xx: loader.non_2xx,
     errors: loader.errors,
     deliveries_queued_when_load_stopped: queuedAtStop,
+    deliveries: delivered,
+    // The server's CPU (every thread) over the load and the drain after it, per request of the load.
+    server_cpu_us_per_request: Math.round((cpu * 1000) / loader.requests),
+    in_server: inServer,
     // A send's first webhook fires once the message is Sent (Business plan, no spacing); an incoming message's at once.
     send_to_webhook_ms: latency('lat-s'),
     incoming_to_webhook_ms: latency('lat-i'),
@@ -141,7 +178,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         results.push({ round: r, build: dir, store, ...result });
         const s = result.send_to_webhook_ms;
         const n = result.incoming_to_webhook_ms;
-        console.error(`| ${dir} | ${store} | ${result.achieved_per_second} req/s | send→hook p50 ${s.p50} p99 ${s.p99} (${s.count}/${s.of}) | incoming→hook p50 ${n.p50} p99 ${n.p99} (${n.count}/${n.of}) | queued at stop ${result.deliveries_queued_when_load_stopped} |`);
+        console.error(`| ${dir} | ${store} | ${result.achieved_per_second} req/s | send→hook p50 ${s.p50} p99 ${s.p99} (${s.count}/${s.of}) | incoming→hook p50 ${n.p50} p99 ${n.p99} (${n.count}/${n.of}) | queued at stop ${result.deliveries_queued_when_load_stopped} | ${result.deliveries} deliveries | server CPU ${result.server_cpu_us_per_request} µs/request | in server: queued→recorded p50 ${result.in_server.queued_to_recorded_ms.p50} p99 ${result.in_server.queued_to_recorded_ms.p99}, HTTP p50 ${result.in_server.http_request_ms.p50} p99 ${result.in_server.http_request_ms.p99} |`);
       }
     }
   }

@@ -1,4 +1,4 @@
-import { query, type SqlExecutor } from '../store/sql.js';
+import { postgresOnly, query, type SqlExecutor } from '../store/sql.js';
 
 /** What picking due deliveries needs from a claim (see `ClaimOptions` of the delivery queue). */
 export interface PickOptions {
@@ -116,6 +116,22 @@ const DUE_OF = query<DueRow>({
     LIMIT CAST(@limit AS BIGINT)`,
 });
 
+// PostgreSQL only: DUE_OF for many subscriptions at once, `asks` a JSON array of {sub, lim}, each sub-select
+// locking its rows as DUE_OF does. SQLite runs DUE_OF per subscription instead (no round trips there).
+const DUE_OF_MANY = postgresOnly<DueRow & { sub: number }>(`
+  SELECT a.sub, due.id, due.due_at FROM json_to_recordset(CAST(@asks AS JSON)) AS a(sub BIGINT, lim BIGINT)
+  CROSS JOIN LATERAL (
+    SELECT id, due_at FROM (
+      SELECT * FROM (SELECT id, lease_until AS due_at FROM webhook_deliveries
+        WHERE subscription_id = a.sub AND status = 'delivering' AND lease_until <= @now
+        ORDER BY lease_until, id LIMIT a.lim FOR UPDATE SKIP LOCKED) expired
+      UNION ALL
+      SELECT * FROM (SELECT id, next_attempt_at AS due_at FROM webhook_deliveries
+        WHERE subscription_id = a.sub AND status = 'pending' AND next_attempt_at <= @now
+        ORDER BY next_attempt_at, id LIMIT a.lim FOR UPDATE SKIP LOCKED) waiting) u
+    ORDER BY due_at, id LIMIT a.lim) due
+  ORDER BY a.sub, due.due_at, due.id`);
+
 // PostgreSQL only: a subscription's live leases, counted before its rows are locked.
 const LIVE_OF = query<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries
   WHERE subscription_id = @sub AND status = 'delivering' AND lease_until > @now`);
@@ -204,12 +220,24 @@ export class DeliveryPicker {
     }
     // Each tenant's subscriptions, their due rows already limited by every cap.
     const byTenant = new Map<string, DueRow[][]>();
+    const roomOf = (subscription: Candidate): number => {
+      const tenant = tenantOf(subscription);
+      const endpoint = `${tenant} ${endpointOf(subscription.url)}`;
+      return Math.min(limit, endpointCap - (busy.get(endpoint) ?? 0), tenantCap - (busy.get(tenant) ?? 0));
+    };
+    // PostgreSQL: every subscription's due rows in one statement (one round trip, not one per subscription),
+    // each asked for as much as the caps left it before this pick; trimmed below as the pick fills them.
+    const prefetched = liveOf !== undefined && this.sql.dialect === 'postgres'
+      ? await this.dueOfMany(subscriptions.map((sub) => ({ sub: sub.id, lim: Math.min(roomOf(sub), options.perSubscriptionCap - (liveOf.get(sub.id) ?? 0)) })), now)
+      : undefined;
     for (const subscription of subscriptions) {
       const tenant = tenantOf(subscription);
       const endpoint = `${tenant} ${endpointOf(subscription.url)}`;
-      const room = Math.min(limit, endpointCap - (busy.get(endpoint) ?? 0), tenantCap - (busy.get(tenant) ?? 0));
+      const room = roomOf(subscription);
       if (room <= 0) continue;
-      const rows = await this.dueOf(subscription.id, now, room, options.perSubscriptionCap, liveOf);
+      const rows = prefetched !== undefined
+        ? (prefetched.get(subscription.id) ?? []).slice(0, room)
+        : await this.dueOf(subscription.id, now, room, options.perSubscriptionCap, liveOf);
       if (rows.length === 0) continue;
       found.set(subscription.id, subscription);
       add(endpoint, rows.length);
@@ -233,6 +261,18 @@ export class DeliveryPicker {
   /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
   async nextDueAt(): Promise<number | null> {
     return (await this.sql.get(NEXT_DUE))?.due_at ?? null;
+  }
+
+  private async dueOfMany(asks: Array<{ sub: number; lim: number }>, now: number): Promise<Map<number, DueRow[]>> {
+    const bySub = new Map<number, DueRow[]>();
+    const wanted = asks.filter((ask) => ask.lim > 0);
+    if (wanted.length === 0) return bySub;
+    for (const row of await this.sql.all(DUE_OF_MANY, { asks: JSON.stringify(wanted), now })) {
+      const rows = bySub.get(row.sub) ?? [];
+      rows.push(row);
+      bySub.set(row.sub, rows);
+    }
+    return bySub;
   }
 
   private async dueOf(sub: number, now: number, room: number, cap: number, liveOf?: Map<number, number>): Promise<DueRow[]> {

@@ -36,8 +36,10 @@ export class DeliveryOutbox {
    */
   async claimDue(options: ClaimOptions): Promise<ClaimedDelivery[]> {
     const claim = this.withTurn(options);
-    // A plain read first: a poll that finds nothing (or only subscriptions at their cap) takes no write lock.
-    if ((await this.queue.pick(claim)).length === 0) return [];
+    // SQLite: a plain read first, so a poll that finds nothing (or only subscriptions at their cap) takes no
+    // write lock. PostgreSQL: straight to the transaction, which locks nothing it does not lease (READ
+    // COMMITTED, SKIP LOCKED); a read first would only double the round trips of every claim.
+    if (this.queue.dialect === 'sqlite' && (await this.queue.pick(claim)).length === 0) return [];
     return this.transaction((queue) => queue.claim(claim));
   }
 

@@ -188,6 +188,10 @@ export class DeliveryQueue {
     private readonly random?: RandomBytes,
   ) {}
 
+  get dialect(): SqlExecutor['dialect'] {
+    return this.sql.dialect;
+  }
+
   /** Made on first use: most transactions' queues only enqueue. */
   private get picker(): DeliveryPicker {
     this.pickerOf ??= new DeliveryPicker(this.sql);

@@ -125,6 +125,7 @@ export class DeliveryWorker {
     // The batch's deliveries are still in `inFlight` until they are told they were recorded.
     const free = this.stopped ? 0 : Math.max(0, this.o.concurrency - this.inFlight.size + batch.length);
     let claimed: ClaimedDelivery[] = [];
+    const tx0 = Date.now();
     try {
       if (free > 0) await this.o.beforeClaim?.();
       if (batch.length === 0) {
@@ -148,6 +149,7 @@ export class DeliveryWorker {
     } catch (error) {
       this.o.onError(error);
     }
+    TRACE.push([batch.length ? 'passR' : 'passC', Date.now() - tx0], ['batch', batch.length], ['claimed', claimed.length], ['inflight', this.inFlight.size]);
     // Started before the recorded ones leave `inFlight`, so `runDue` sees no gap in between.
     this.startAll(claimed);
     for (const { recorded } of batch) recorded();
@@ -211,8 +213,12 @@ export class DeliveryWorker {
   }
 
   private async process(delivery: ClaimedDelivery): Promise<void> {
+    const t0 = Date.now();
     const outcome = await this.attempt(delivery);
-    await new Promise<void>((recorded) => {
+    const t1 = Date.now();
+    TRACE.push(['wait', t0 - delivery.createdAt], ['post', t1 - t0]);
+    await new Promise<void>((recorded0) => {
+      const recorded = () => { TRACE.push(['record', Date.now() - t1]); recorded0(); };
       this.toRecord.push({ delivery, outcome, recorded });
       // The attempts that finish in this turn go in one pass; a pass under way takes them in its next.
       if (this.toRecord.length === 1) setImmediate(() => void this.loop());
@@ -244,4 +250,19 @@ export class DeliveryWorker {
       return { ok: false, statusCode: null, durationMs: 0, error: describeError(error) };
     }
   }
+}
+
+const TRACE: Array<[string, number]> = [];
+if (process.env.SVC_WEBHOOK_TRACE) {
+  const { appendFileSync } = await import('node:fs');
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const h = monitorEventLoopDelay({ resolution: 5 }); h.enable();
+  setInterval(() => {
+    const by = new Map<string, number[]>();
+    for (const [k, v] of TRACE.splice(0)) by.set(k, [...(by.get(k) ?? []), v]);
+    const pct = (a: number[], p: number) => a.sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(a.length * p))];
+    const line = [...by].map(([k, a]) => `${k} n=${a.length} p50=${pct(a, 0.5)} p99=${pct(a, 0.99)}`).join(' | ');
+    appendFileSync(process.env.SVC_WEBHOOK_TRACE!, `${new Date().toISOString().slice(14,19)} lag p50=${(h.percentile(50)/1e6).toFixed(0)} p99=${(h.percentile(99)/1e6).toFixed(0)} cpu=${JSON.stringify(process.cpuUsage())} ${line}\n`);
+    h.reset();
+  }, 2000).unref();
 }
