@@ -64,6 +64,8 @@ export class DeliveryWorker {
   private ticking: Promise<number> | null = null;
   /** A wake-up (or poll) asked the loop to look for due work. */
   private claimAsked = false;
+  /** ...and it was a wake-up: deliveries were just queued, so the claim need not look first whether any are due. */
+  private woken = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private processed = 0;
@@ -93,7 +95,14 @@ export class DeliveryWorker {
    */
   tick(): Promise<number> {
     this.claimAsked = true;
+    this.woken = true;
     return this.loop();
+  }
+
+  /** A tick of the poll timer: deliveries queued by another process, retries and leases that came due. */
+  private poll(): void {
+    this.claimAsked = true;
+    void this.loop();
   }
 
   private loop(): Promise<number> {
@@ -120,17 +129,18 @@ export class DeliveryWorker {
    */
   private async pass(): Promise<number> {
     const batch = this.toRecord.splice(0);
+    const woken = this.woken;
     this.claimAsked = false;
+    this.woken = false;
     const now = this.o.clock.now();
     // The batch's deliveries are still in `inFlight` until they are told they were recorded.
     const free = this.stopped ? 0 : Math.max(0, this.o.concurrency - this.inFlight.size + batch.length);
     let claimed: ClaimedDelivery[] = [];
-    const tx0 = Date.now();
     try {
       if (free > 0) await this.o.beforeClaim?.();
       if (batch.length === 0) {
-        // A plain read first inside claimDue: a wake-up that finds nothing takes no write lock.
-        if (free > 0) claimed = await this.o.outbox.claimDue(this.claimOptions(free));
+        // A poll reads first (claimDue), so one that finds nothing takes no write lock.
+        if (free > 0) claimed = await (woken ? this.o.outbox.claimQueued(this.claimOptions(free)) : this.o.outbox.claimDue(this.claimOptions(free)));
       } else {
         const done = await this.o.outbox.recordAndClaim(
           batch.map(({ delivery, outcome }) => ({
@@ -149,7 +159,6 @@ export class DeliveryWorker {
     } catch (error) {
       this.o.onError(error);
     }
-    TRACE.push([batch.length ? 'passR' : 'passC', Date.now() - tx0], ['batch', batch.length], ['claimed', claimed.length], ['inflight', this.inFlight.size]);
     // Started before the recorded ones leave `inFlight`, so `runDue` sees no gap in between.
     this.startAll(claimed);
     for (const { recorded } of batch) recorded();
@@ -198,7 +207,7 @@ export class DeliveryWorker {
   start(pollMs = 250): void {
     this.stopped = false;
     if (this.timer !== null) return;
-    this.timer = setInterval(() => void this.tick(), pollMs);
+    this.timer = setInterval(() => this.poll(), pollMs);
     this.timer.unref();
     void this.tick();
   }
@@ -213,12 +222,8 @@ export class DeliveryWorker {
   }
 
   private async process(delivery: ClaimedDelivery): Promise<void> {
-    const t0 = Date.now();
     const outcome = await this.attempt(delivery);
-    const t1 = Date.now();
-    TRACE.push(['wait', t0 - delivery.createdAt], ['post', t1 - t0]);
-    await new Promise<void>((recorded0) => {
-      const recorded = () => { TRACE.push(['record', Date.now() - t1]); recorded0(); };
+    await new Promise<void>((recorded) => {
       this.toRecord.push({ delivery, outcome, recorded });
       // The attempts that finish in this turn go in one pass; a pass under way takes them in its next.
       if (this.toRecord.length === 1) setImmediate(() => void this.loop());
@@ -252,17 +257,3 @@ export class DeliveryWorker {
   }
 }
 
-const TRACE: Array<[string, number]> = [];
-if (process.env.SVC_WEBHOOK_TRACE) {
-  const { appendFileSync } = await import('node:fs');
-  const { monitorEventLoopDelay } = await import('node:perf_hooks');
-  const h = monitorEventLoopDelay({ resolution: 5 }); h.enable();
-  setInterval(() => {
-    const by = new Map<string, number[]>();
-    for (const [k, v] of TRACE.splice(0)) by.set(k, [...(by.get(k) ?? []), v]);
-    const pct = (a: number[], p: number) => a.sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(a.length * p))];
-    const line = [...by].map(([k, a]) => `${k} n=${a.length} p50=${pct(a, 0.5)} p99=${pct(a, 0.99)}`).join(' | ');
-    appendFileSync(process.env.SVC_WEBHOOK_TRACE!, `${new Date().toISOString().slice(14,19)} lag p50=${(h.percentile(50)/1e6).toFixed(0)} p99=${(h.percentile(99)/1e6).toFixed(0)} cpu=${JSON.stringify(process.cpuUsage())} ${line}\n`);
-    h.reset();
-  }, 2000).unref();
-}
