@@ -53,9 +53,9 @@ export interface DeliveryWorkerOptions {
 
 /**
  * Delivers due webhooks from the outbox. Each delivery runs on its own, so there is no batch for a slow
- * endpoint to hold up; what finishes within one turn of the event loop is recorded, and the slots it frees
- * claimed again, in one transaction. The POST itself runs outside any transaction: a claim commits before
- * it starts and its outcome is recorded in a transaction after it.
+ * endpoint to hold up. Claims and records share one loop of transactions, one at a time (`pass`): what
+ * finished since the last pass is recorded, and the slots it frees claimed again, in one transaction. The POST
+ * itself runs outside any transaction: a claim commits before it starts and its outcome is recorded after it.
  */
 export class DeliveryWorker {
   /** Named and shaped like the engine's JobRunner (`name`, `runDue`, `nextDueAt`), so it can be handed over as one. */

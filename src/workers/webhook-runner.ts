@@ -29,8 +29,9 @@ export interface WebhookRunnerOptions {
  * a dispatcher that checks the resolved address at connect time (strict unless the engine is in dev mode).
  * It drives itself (`start`/`stop`) rather than through the shared loop, so a slow endpoint never delays sends;
  * it is named after the wake-up (`webhooks`) that the outbox sends after each enqueue commits.
- * Claims and records each run in one write transaction, READ COMMITTED on PostgreSQL (claims lock the rows
- * they take with FOR UPDATE SKIP LOCKED); the POST runs between them, outside any transaction.
+ * Claims and records run in write transactions, one at a time per process and many deliveries to one (group
+ * commit), READ COMMITTED on PostgreSQL (claims lock the rows they take with FOR UPDATE SKIP LOCKED); the POST
+ * runs between them, outside any transaction. A wake-up reaches it in the next turn after the enqueueing commit.
  */
 export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOptions = {}): JobRunner & { worker: DeliveryWorker } {
   const mode = ctx.config.dev ? 'dev' : 'strict';
