@@ -66,6 +66,7 @@ export class DeliveryWorker {
   private claimAsked = false;
   /** ...and it was a wake-up: deliveries were just queued, so the claim need not look first whether any are due. */
   private woken = false;
+  private wakeScheduled = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private processed = 0;
@@ -97,6 +98,21 @@ export class DeliveryWorker {
     this.claimAsked = true;
     this.woken = true;
     return this.loop();
+  }
+
+  /**
+   * Deliveries were just queued (called after their commit): claim them in the next turn. The wake-ups of one
+   * turn (a group commit wakes once per request in it) make one pass, and those during a pass one more after it.
+   */
+  wake(): void {
+    this.claimAsked = true;
+    this.woken = true;
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      void this.loop();
+    });
   }
 
   /** A tick of the poll timer: deliveries queued by another process, retries and leases that came due. */

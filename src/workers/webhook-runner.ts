@@ -86,7 +86,7 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     runDue: () => worker.runDue(),
     nextDueAt: () => worker.nextDueAt(),
     wake() {
-      if (started) void worker.tick();
+      if (started) worker.wake();
     },
     start() {
       started = true;
