@@ -16,6 +16,13 @@ export const WEBHOOK_POLL_MS = 100;
 /** Deliveries in flight in one process, over every tenant. */
 export const WEBHOOK_CONCURRENCY = 256;
 
+/**
+ * In-flight caps that make one tenant's hanging or slow receivers spend only its own share (delivery-claim.ts),
+ * counted over every process: per subscription, per receiver origin of a tenant, per tenant. A healthy receiver
+ * needs its event rate times its round trip in flight: 500 events/s at 50 ms is 25.
+ */
+export const WEBHOOK_CAPS = { perSubscription: 32, perEndpoint: 32, perTenant: 64 } as const;
+
 /** Options of the webhook worker; tests inject `send` to run without sockets. */
 export interface WebhookRunnerOptions {
   send?: SendFn;
@@ -60,12 +67,9 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     // Three send timeouts: a live worker always finishes first, and a killed process's deliveries are taken over soon.
     leaseMs: 3 * WEBHOOK_TIMEOUT_MS,
     concurrency: options.concurrency ?? WEBHOOK_CONCURRENCY,
-    // Caps that make one tenant's hanging or slow receivers spend only its own share (delivery-claim.ts):
-    // 32 per subscription and per receiver of a tenant, 64 per tenant, of 256 slots in this process. A healthy
-    // receiver needs its rate times the round trip in flight: 500 events/s at 50 ms is 25.
-    perSubscriptionCap: 32,
-    perEndpointCap: 32,
-    perTenantCap: 64,
+    perSubscriptionCap: WEBHOOK_CAPS.perSubscription,
+    perEndpointCap: WEBHOOK_CAPS.perEndpoint,
+    perTenantCap: WEBHOOK_CAPS.perTenant,
     retryDelays: ctx.config.webhookRetryDelaysMs,
     failureNotifyThreshold: ctx.config.webhookFailureNotifyThreshold,
     urlPolicy: mode,
