@@ -6,9 +6,6 @@ import { restoreCredits } from '../engine/credits.js';
 import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
 
-/** Claim → deliver → complete chains one dispatcher runs at once on PostgreSQL. */
-export const POSTGRES_SEND_CHAINS = 4;
-
 interface ClaimedSend {
   jobId: number;
   message: MessageRow;
@@ -97,18 +94,10 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     async runDue() {
       await reapDeadLeases();
       let processed = 0;
-      const chain = async (): Promise<void> => {
-        for (let claimed = await claim(); claimed !== null; claimed = await claim()) {
-          await complete(claimed, await deliver(claimed));
-          processed += 1;
-        }
-      };
-      // PostgreSQL: several claim → deliver → complete chains at once, since each is some twenty round trips and
-      // one chain alone managed about 40 sends a second. A claim locks its job and account (SKIP LOCKED), so the
-      // chains take different accounts and spacing holds as across replicas. SQLite's writes are one at a time
-      // and take microseconds: one chain.
-      const chains = ctx.database.dialect === 'postgres' ? POSTGRES_SEND_CHAINS : 1;
-      await Promise.all(Array.from({ length: chains }, chain));
+      for (let claimed = await claim(); claimed !== null; claimed = await claim()) {
+        await complete(claimed, await deliver(claimed));
+        processed += 1;
+      }
       return processed;
     },
     // Read by the runner after every run; a failing read is logged there and waits for the next poll.
