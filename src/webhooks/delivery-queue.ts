@@ -1,5 +1,6 @@
 import { query, type SqlExecutor } from '../store/sql.js';
 import { DeliveryPicker, type PickOptions } from './delivery-claim.js';
+import { recordSuccesses } from './delivery-successes.js';
 import type { SendOutcome } from './send-outcome.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextAttemptAt } from './retry-schedule.js';
 import { generateMessageId, type RandomBytes } from './signature.js';
@@ -133,28 +134,6 @@ const FINISH = query(`UPDATE webhook_deliveries
   SET status = @status, attempts = @attempts, next_attempt_at = @nextAttemptAt,
       lease_owner = NULL, lease_until = NULL, completed_at = @completedAt
   WHERE id = @id`);
-// The successes of a batch: one UPDATE, one INSERT of their attempts ([id, attempt, status, ms] rows), one reset.
-const SUCCEED_MANY = query<{ id: number; attempts: number; subscription_id: number }>({
-  sqlite: `UPDATE webhook_deliveries
-    SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
-        completed_at = @now
-    WHERE id IN (${IDS.sqlite}) AND status = 'delivering' AND lease_owner = @owner RETURNING id, attempts, subscription_id`,
-  postgres: `UPDATE webhook_deliveries
-    SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
-        completed_at = @now
-    WHERE id IN (${IDS.postgres}) AND status = 'delivering' AND lease_owner = @owner RETURNING id, attempts, subscription_id`,
-});
-const ATTEMPTS_OK = query({
-  sqlite: `INSERT INTO webhook_attempts (delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at)
-    SELECT value ->> 0, value ->> 1, 1, value ->> 2, value ->> 3, NULL, @now FROM json_each(@rows)`,
-  postgres: `INSERT INTO webhook_attempts (delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at)
-    SELECT CAST(r ->> 0 AS BIGINT), CAST(r ->> 1 AS INTEGER), 1, CAST(r ->> 2 AS INTEGER), CAST(r ->> 3 AS BIGINT), NULL, @now
-    FROM json_array_elements(CAST(@rows AS JSON)) AS r`,
-});
-const SUBSCRIPTIONS_OK = query({
-  sqlite: `UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id IN (${IDS.sqlite}) AND consecutive_failures <> 0`,
-  postgres: `UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id IN (${IDS.postgres}) AND consecutive_failures <> 0`,
-});
 // Most successes follow successes: no row write then.
 const SUBSCRIPTION_OK = query(`UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = @id AND consecutive_failures <> 0`);
 const SUBSCRIPTION_FAILED = query<{ consecutive_failures: number }>(`UPDATE webhook_subscriptions
@@ -286,21 +265,16 @@ export class DeliveryQueue {
       if (input.outcome.ok && first !== undefined && input.owner === first.owner && input.now === first.now) together.push(i);
     });
     if (together.length > 1 && first !== undefined) {
-      const { owner, now } = first;
-      const byId = new Map(together.map((i) => [(inputs[i] as RecordAttemptInput).deliveryId, i]));
-      const won = await this.sql.all(SUCCEED_MANY, { ids: JSON.stringify([...byId.keys()]), owner, now });
-      const attempts = won.map((row) => {
-        const outcome = (inputs[byId.get(row.id) as number] as RecordAttemptInput).outcome;
-        return [row.id, row.attempts, outcome.statusCode, outcome.durationMs];
-      });
-      if (attempts.length > 0) {
-        await this.sql.run(ATTEMPTS_OK, { rows: JSON.stringify(attempts), now });
-        await this.sql.run(SUBSCRIPTIONS_OK, { ids: JSON.stringify([...new Set(won.map((row) => row.subscription_id))]) });
+      const recorded = await recordSuccesses(
+        this.sql,
+        together.map((i) => inputs[i] as RecordAttemptInput),
+        first.owner,
+        first.now,
+      );
+      for (const i of together) {
+        const attemptNumber = recorded.get((inputs[i] as RecordAttemptInput).deliveryId);
+        results[i] = attemptNumber === undefined ? { status: 'lease_lost' } : { status: 'succeeded', attemptNumber, nextAttemptAt: null, ownerNotified: false };
       }
-      for (const row of won) {
-        results[byId.get(row.id) as number] = { status: 'succeeded', attemptNumber: row.attempts, nextAttemptAt: null, ownerNotified: false };
-      }
-      for (const i of together) results[i] ??= { status: 'lease_lost' };
     }
     for (const [i, input] of inputs.entries()) results[i] ??= await this.record(input);
     return results;
