@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { request } from 'undici';
-import { percentile, startServer } from './lib.mjs';
+import { startServer } from './lib.mjs';
+import { mixedLoad } from './webhook-latency.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const run = promisify(execFile);
@@ -90,26 +91,9 @@ export async function measureWebhooks(svc, { seconds = 10 } = {}) {
     }
     const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
-    // Mixed load over 4 fresh workspaces, all subscribed to the message events, one healthy receiver.
-    const tenants = [];
-    for (let i = 0; i < 4; i += 1) {
-      tenants.push(await workspace(cli, server, `Mixed ${i}`, `+1555000810${i}`, ['message:new', 'message:received:new', 'message:sent:new', 'chat:created'], receiver.url));
-    }
-    await call(`${receiver.url}/__reset`, { method: 'POST' });
-    const loader = JSON.parse((await run(process.execPath, [join(here, 'mixed-loader.mjs'), server.url, tenants.map((t) => t.token).join(','), String(mixedRate), String(seconds)],
-      { env: { ...process.env, ACCOUNTS: tenants.map((t) => t.phone).join(',') }, maxBuffer: 64 * 1024 * 1024 })).stdout);
-    const metrics = await (await request(`${server.url}/metrics`)).body.text();
-    const queuedAtStop = Number(/svc_queue_depth\{queue="webhook_workspace",state="pending"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
-    const texts = Object.keys(loader.sent);
-    const arrivals = await waitFor(async () => {
-      const seen = await call(`${receiver.url}/__arrivals`);
-      return texts.every((t) => t in seen) ? seen : undefined;
-    }, performance.now() + 3 * seconds * 1000) ?? (await call(`${receiver.url}/__arrivals`));
-    const latency = (prefix) => {
-      const mine = texts.filter((t) => t.startsWith(prefix));
-      const ms = mine.filter((t) => t in arrivals).map((t) => arrivals[t] - loader.sent[t]);
-      return { count: ms.length, of: mine.length, p50: round2(percentile(ms, 50)), p99: round2(percentile(ms, 99)) };
-    };
+    // Mixed load over 4 fresh workspaces, all subscribed to the message events, one healthy receiver
+    // (bench/webhook-latency.mjs runs the same on both stores and several builds).
+    const mixed = await mixedLoad(svc, ['--data', dataDir], server, receiver, { seconds, rate: mixedRate });
     return {
       in_flight: IN_FLIGHT,
       queued_per_round: events,
@@ -117,18 +101,7 @@ export async function measureWebhooks(svc, { seconds = 10 } = {}) {
       plain_undici_posts_per_second: median(rounds.map((r) => r.plain_per_second)),
       svc_deliveries_per_second: median(rounds.map((r) => r.svc_per_second)),
       ratio: median(rounds.map((r) => r.ratio)),
-      mixed_load: {
-        requested_per_second: mixedRate,
-        achieved_per_second: loader.achieved_per_second,
-        requests: loader.requests,
-        non_2xx: loader.non_2xx,
-        errors: loader.errors,
-        deliveries_queued_when_load_stopped: queuedAtStop,
-        // A send's first webhook fires once the message is Sent (Business plan, no spacing); an incoming
-        // message's at once.
-        send_to_webhook_ms: latency('lat-s'),
-        incoming_to_webhook_ms: latency('lat-i'),
-      },
+      mixed_load: mixed,
     };
   } finally {
     await server?.stop();

@@ -1,4 +1,4 @@
-import { query, type SqlExecutor } from '../store/sql.js';
+import { postgresOnly, query, type SqlExecutor } from '../store/sql.js';
 
 /** What picking due deliveries needs from a claim (see `ClaimOptions` of the delivery queue). */
 export interface PickOptions {
@@ -33,6 +33,18 @@ interface Candidate {
   partner_id: number | null;
 }
 
+/** A subscription with due work, with what a claim hands its worker (read with the pick, not once more). */
+export interface PickedSubscription extends Candidate {
+  secret: string;
+  listen_session_id: string | null;
+}
+
+/** What a pick found: the ids dealt fairly, and the subscriptions they belong to. */
+export interface Picked {
+  ids: number[];
+  subscriptions: Map<number, PickedSubscription>;
+}
+
 // The subscriptions that have pending rows, found by a skip-scan of webhook_deliveries_pending_sub (one
 // index seek per subscription), so the cost follows the number of subscriptions with work, not the queue.
 // The same text runs on both dialects.
@@ -49,18 +61,18 @@ const PENDING_SUBSCRIPTIONS = `
 // On PostgreSQL the subscription rows are locked, skipping those another replica is claiming for right now:
 // that replica counts and fills their caps, and this one leaves them to it (it takes them at its next claim).
 // NO KEY UPDATE, so enqueues (whose foreign key takes KEY SHARE) never wait for a claim.
-const CANDIDATES = query<Candidate>({
+const CANDIDATES = query<PickedSubscription>({
   sqlite: `
     WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}, candidates(id) AS (
       SELECT id FROM pending WHERE id IS NOT NULL
       UNION
       SELECT subscription_id FROM webhook_deliveries WHERE status = 'delivering' AND lease_until <= @now
     )
-    SELECT s.id, s.url, s.workspace_id, s.partner_id FROM candidates c JOIN webhook_subscriptions s ON s.id = c.id
+    SELECT s.id, s.url, s.workspace_id, s.partner_id, s.secret, s.listen_session_id FROM candidates c JOIN webhook_subscriptions s ON s.id = c.id
     WHERE s.enabled = 1 AND s.listen_session_id IS @session ORDER BY s.id`,
   postgres: `
     WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}
-    SELECT s.id, s.url, s.workspace_id, s.partner_id FROM webhook_subscriptions s
+    SELECT s.id, s.url, s.workspace_id, s.partner_id, s.secret, s.listen_session_id FROM webhook_subscriptions s
     WHERE s.id IN (
         SELECT id FROM pending WHERE id IS NOT NULL
         UNION
@@ -103,6 +115,22 @@ const DUE_OF = query<DueRow>({
     ORDER BY due_at, id
     LIMIT CAST(@limit AS BIGINT)`,
 });
+
+// PostgreSQL only: DUE_OF for many subscriptions at once, `asks` a JSON array of {sub, lim}, each sub-select
+// locking its rows as DUE_OF does. SQLite runs DUE_OF per subscription instead (no round trips there).
+const DUE_OF_MANY = postgresOnly<DueRow & { sub: number }>(`
+  SELECT a.sub, due.id, due.due_at FROM json_to_recordset(CAST(@asks AS JSON)) AS a(sub BIGINT, lim BIGINT)
+  CROSS JOIN LATERAL (
+    SELECT id, due_at FROM (
+      SELECT * FROM (SELECT id, lease_until AS due_at FROM webhook_deliveries
+        WHERE subscription_id = a.sub AND status = 'delivering' AND lease_until <= @now
+        ORDER BY lease_until, id LIMIT a.lim FOR UPDATE SKIP LOCKED) expired
+      UNION ALL
+      SELECT * FROM (SELECT id, next_attempt_at AS due_at FROM webhook_deliveries
+        WHERE subscription_id = a.sub AND status = 'pending' AND next_attempt_at <= @now
+        ORDER BY next_attempt_at, id LIMIT a.lim FOR UPDATE SKIP LOCKED) waiting) u
+    ORDER BY due_at, id LIMIT a.lim) due
+  ORDER BY a.sub, due.due_at, due.id`);
 
 // PostgreSQL only: a subscription's live leases, counted before its rows are locked.
 const LIVE_OF = query<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries
@@ -166,29 +194,52 @@ export class DeliveryPicker {
 
   /** Ids of up to `limit` due deliveries (pending and due, or delivering with an expired lease), dealt fairly. */
   async pick(options: PickOptions): Promise<number[]> {
+    return (await this.pickWithSubscriptions(options)).ids;
+  }
+
+  /** As `pick`, with the fields of the subscriptions picked from (a claim needs them; read in the same statement). */
+  async pickWithSubscriptions(options: PickOptions): Promise<Picked> {
     const { now, limit } = options;
-    if (limit <= 0) return [];
+    const found = new Map<number, PickedSubscription>();
+    if (limit <= 0) return { ids: [], subscriptions: found };
     const subscriptions = await this.sql.all(CANDIDATES, { now, session: options.listenSessionId ?? null });
-    if (subscriptions.length === 0) return [];
+    if (subscriptions.length === 0) return { ids: [], subscriptions: found };
     const endpointCap = options.perEndpointCap ?? Infinity;
     const tenantCap = options.perTenantCap ?? Infinity;
     const busy = new Map<string, number>();
     const add = (key: string, n: number) => busy.set(key, (busy.get(key) ?? 0) + n);
+    // Live leases per subscription, when counted for the caps: PostgreSQL then needs no count per subscription.
+    let liveOf: Map<number, number> | undefined;
     if (endpointCap !== Infinity || tenantCap !== Infinity) {
+      liveOf = new Map();
       for (const live of await this.sql.all(LIVE_BY_SUBSCRIPTION, { now })) {
+        liveOf.set(live.id, live.n);
         add(tenantOf(live), live.n);
         add(`${tenantOf(live)} ${endpointOf(live.url)}`, live.n);
       }
     }
     // Each tenant's subscriptions, their due rows already limited by every cap.
     const byTenant = new Map<string, DueRow[][]>();
+    const roomOf = (subscription: Candidate): number => {
+      const tenant = tenantOf(subscription);
+      const endpoint = `${tenant} ${endpointOf(subscription.url)}`;
+      return Math.min(limit, endpointCap - (busy.get(endpoint) ?? 0), tenantCap - (busy.get(tenant) ?? 0));
+    };
+    // PostgreSQL: every subscription's due rows in one statement (one round trip, not one per subscription),
+    // each asked for as much as the caps left it before this pick; trimmed below as the pick fills them.
+    const prefetched = liveOf !== undefined && this.sql.dialect === 'postgres'
+      ? await this.dueOfMany(subscriptions.map((sub) => ({ sub: sub.id, lim: Math.min(roomOf(sub), options.perSubscriptionCap - (liveOf.get(sub.id) ?? 0)) })), now)
+      : undefined;
     for (const subscription of subscriptions) {
       const tenant = tenantOf(subscription);
       const endpoint = `${tenant} ${endpointOf(subscription.url)}`;
-      const room = Math.min(limit, endpointCap - (busy.get(endpoint) ?? 0), tenantCap - (busy.get(tenant) ?? 0));
+      const room = roomOf(subscription);
       if (room <= 0) continue;
-      const rows = await this.dueOf(subscription.id, now, room, options.perSubscriptionCap);
+      const rows = prefetched !== undefined
+        ? (prefetched.get(subscription.id) ?? []).slice(0, room)
+        : await this.dueOf(subscription.id, now, room, options.perSubscriptionCap, liveOf);
       if (rows.length === 0) continue;
+      found.set(subscription.id, subscription);
       add(endpoint, rows.length);
       add(tenant, rows.length);
       const lists = byTenant.get(tenant) ?? [];
@@ -204,7 +255,7 @@ export class DeliveryPicker {
       rotation = options.rotation % Math.max(1, tenants.length);
     }
     const order = [...tenants.slice(rotation), ...tenants.slice(0, rotation)];
-    return interleave(order).slice(0, limit).map((row) => row.id);
+    return { ids: interleave(order).slice(0, limit).map((row) => row.id), subscriptions: found };
   }
 
   /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
@@ -212,9 +263,21 @@ export class DeliveryPicker {
     return (await this.sql.get(NEXT_DUE))?.due_at ?? null;
   }
 
-  private async dueOf(sub: number, now: number, room: number, cap: number): Promise<DueRow[]> {
+  private async dueOfMany(asks: Array<{ sub: number; lim: number }>, now: number): Promise<Map<number, DueRow[]>> {
+    const bySub = new Map<number, DueRow[]>();
+    const wanted = asks.filter((ask) => ask.lim > 0);
+    if (wanted.length === 0) return bySub;
+    for (const row of await this.sql.all(DUE_OF_MANY, { asks: JSON.stringify(wanted), now })) {
+      const rows = bySub.get(row.sub) ?? [];
+      rows.push(row);
+      bySub.set(row.sub, rows);
+    }
+    return bySub;
+  }
+
+  private async dueOf(sub: number, now: number, room: number, cap: number, liveOf?: Map<number, number>): Promise<DueRow[]> {
     if (this.sql.dialect === 'sqlite') return this.sql.all(DUE_OF, { sub, now, limit: room, cap });
-    const live = (await this.sql.get(LIVE_OF, { sub, now }))?.n ?? 0;
+    const live = liveOf !== undefined ? (liveOf.get(sub) ?? 0) : ((await this.sql.get(LIVE_OF, { sub, now }))?.n ?? 0);
     const limit = Math.min(room, cap - live);
     return limit <= 0 ? [] : this.sql.all(DUE_OF, { sub, now, limit, cap });
   }

@@ -1,5 +1,6 @@
 import { query, type SqlExecutor } from '../store/sql.js';
 import { DeliveryPicker, type PickOptions } from './delivery-claim.js';
+import { recordSuccesses } from './delivery-successes.js';
 import type { SendOutcome } from './send-outcome.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextAttemptAt } from './retry-schedule.js';
 import { generateMessageId, type RandomBytes } from './signature.js';
@@ -166,6 +167,10 @@ export class DeliveryQueue {
     private readonly random?: RandomBytes,
   ) {}
 
+  get dialect(): SqlExecutor['dialect'] {
+    return this.sql.dialect;
+  }
+
   /** Made on first use: most transactions' queues only enqueue. */
   private get picker(): DeliveryPicker {
     this.pickerOf ??= new DeliveryPicker(this.sql);
@@ -228,24 +233,51 @@ export class DeliveryQueue {
    * across subscriptions: each gets at most `perSubscriptionCap` in flight, counting leases others hold.
    */
   async claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
-    const ids = await this.picker.pick(options);
+    const { ids, subscriptions } = await this.picker.pickWithSubscriptions(options);
     if (ids.length === 0) return [];
     const leased = await this.sql.all(LEASE, { ids: JSON.stringify(ids), owner: options.owner, leaseUntil: options.now + options.leaseMs });
     const byId = new Map(leased.map((row) => [row.id, row]));
-    const subscriptions = new Map<number, SubscriptionFields>();
     const claimed: ClaimedDelivery[] = [];
     // In the order they were dealt.
     for (const id of ids) {
       const row = byId.get(id);
       if (row === undefined) continue;
-      let subscription = subscriptions.get(row.subscription_id);
-      if (subscription === undefined) {
-        subscription = (await this.sql.get(SUBSCRIPTION, { id: row.subscription_id }))!;
-        subscriptions.set(row.subscription_id, subscription);
-      }
+      const picked = subscriptions.get(row.subscription_id);
+      const subscription: SubscriptionFields =
+        picked === undefined
+          ? (await this.sql.get(SUBSCRIPTION, { id: row.subscription_id }))!
+          : { url: picked.url, secret: picked.secret, listen_session_id: picked.listen_session_id, workspace_id: picked.workspace_id, partner_id: picked.partner_id };
       claimed.push(rowToClaimed({ ...row, ...subscription }));
     }
     return claimed;
+  }
+
+  /**
+   * Records many attempts, as `record` does one by one, in a few statements: the successes of one owner at one
+   * time (the common case) share one UPDATE, one multi-row INSERT of their attempts and one reset of their
+   * subscriptions' failure streaks; the rest go one by one. Results come back in input order.
+   */
+  async recordMany(inputs: readonly RecordAttemptInput[]): Promise<RecordAttemptResult[]> {
+    const results: RecordAttemptResult[] = new Array<RecordAttemptResult>(inputs.length);
+    const first = inputs[0];
+    const together: number[] = [];
+    inputs.forEach((input, i) => {
+      if (input.outcome.ok && first !== undefined && input.owner === first.owner && input.now === first.now) together.push(i);
+    });
+    if (together.length > 1 && first !== undefined) {
+      const recorded = await recordSuccesses(
+        this.sql,
+        together.map((i) => inputs[i] as RecordAttemptInput),
+        first.owner,
+        first.now,
+      );
+      for (const i of together) {
+        const attemptNumber = recorded.get((inputs[i] as RecordAttemptInput).deliveryId);
+        results[i] = attemptNumber === undefined ? { status: 'lease_lost' } : { status: 'succeeded', attemptNumber, nextAttemptAt: null, ownerNotified: false };
+      }
+    }
+    for (const [i, input] of inputs.entries()) results[i] ??= await this.record(input);
+    return results;
   }
 
   /**

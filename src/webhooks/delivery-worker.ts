@@ -54,18 +54,20 @@ export interface DeliveryWorkerOptions {
 
 /**
  * Delivers due webhooks from the outbox. Each delivery runs on its own, so there is no batch for a slow
- * endpoint to hold up; what finishes within one turn of the event loop is recorded, and the slots it frees
- * claimed again, in one transaction. The POST itself runs outside any transaction: a claim commits before
- * it starts and its outcome is recorded in a transaction after it.
+ * endpoint to hold up. Claims and records share one loop of transactions, one at a time (`pass`): what
+ * finished since the last pass is recorded, and the slots it frees claimed again, in one transaction. The POST
+ * itself runs outside any transaction: a claim commits before it starts and its outcome is recorded after it.
  */
 export class DeliveryWorker {
   /** Named and shaped like the engine's JobRunner (`name`, `runDue`, `nextDueAt`), so it can be handed over as one. */
   readonly name = 'webhook-delivery';
   private readonly inFlight = new Set<Promise<void>>();
-  /** Slots a claim under way may fill: counted as taken until its deliveries are in `inFlight`. */
-  private reserved = 0;
   private ticking: Promise<number> | null = null;
-  private tickAgain = false;
+  /** A wake-up (or poll) asked the loop to look for due work. */
+  private claimAsked = false;
+  /** ...and it was a wake-up: deliveries were just queued, so the claim need not look first whether any are due. */
+  private woken = false;
+  private wakeScheduled = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private processed = 0;
@@ -89,48 +91,94 @@ export class DeliveryWorker {
 
   /**
    * Claims as many due deliveries as there are free slots and starts them; resolves with how many started.
-   * One claim at a time: a tick asked for while one is under way runs once more after it (it may have looked
-   * too early) and resolves with both.
+   * Claims and records go through one loop, one transaction at a time (see `pass`): a tick asked for while a
+   * pass is under way makes the loop look once more after it (that pass may have looked too early), and
+   * resolves with both.
    */
   tick(): Promise<number> {
-    if (this.ticking !== null) {
-      this.tickAgain = true;
-      return this.ticking;
-    }
+    this.claimAsked = true;
+    this.woken = true;
+    return this.loop();
+  }
+
+  /**
+   * Deliveries were just queued (called after their commit): claim them in the next turn. The wake-ups of one
+   * turn (a group commit wakes once per request in it) make one pass, and those during a pass one more after it.
+   */
+  wake(): void {
+    this.claimAsked = true;
+    this.woken = true;
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      void this.loop();
+    });
+  }
+
+  /** A tick of the poll timer: deliveries queued by another process, retries and leases that came due. */
+  private poll(): void {
+    this.claimAsked = true;
+    void this.loop();
+  }
+
+  private loop(): Promise<number> {
+    if (this.ticking !== null) return this.ticking;
     const run = async (): Promise<number> => {
       let started = 0;
-      do {
-        this.tickAgain = false;
-        started += await this.claimFree();
-      } while (this.tickAgain && !this.stopped);
+      while (this.toRecord.length > 0 || (this.claimAsked && !this.stopped)) started += await this.pass();
       return started;
     };
     const ticking = run().finally(() => {
       this.ticking = null;
+      // Asked for between the loop's last look and its end: look again.
+      if (this.toRecord.length > 0 || (this.claimAsked && !this.stopped)) setImmediate(() => void this.loop());
     });
     this.ticking = ticking;
     return ticking;
   }
 
-  private async claimFree(): Promise<number> {
-    if (this.stopped) return 0;
-    const free = this.o.concurrency - this.inFlight.size - this.reserved;
-    if (free <= 0) return 0;
-    let claimed: ClaimedDelivery[];
-    this.reserved += free;
+  /**
+   * One transaction: every attempt that finished since the last pass is recorded, and the slots they free (or
+   * that were free when a wake-up came) are claimed again (group commit: one BEGIN/COMMIT per batch, not two
+   * per delivery, and never two of this process's claims racing each other for the same rows). Should it
+   * fail (a busy database), the leases run out and those deliveries are attempted again: at least once.
+   */
+  private async pass(): Promise<number> {
+    const batch = this.toRecord.splice(0);
+    const woken = this.woken;
+    this.claimAsked = false;
+    this.woken = false;
+    const now = this.o.clock.now();
+    // The batch's deliveries are still in `inFlight` until they are told they were recorded.
+    const free = this.stopped ? 0 : Math.max(0, this.o.concurrency - this.inFlight.size + batch.length);
+    let claimed: ClaimedDelivery[] = [];
     try {
-      await this.o.beforeClaim?.();
-      // A plain read first: most polls find nothing due and should not open a write transaction for that.
-      const due = await this.o.outbox.nextDueAt();
-      if (due === null || due > this.o.clock.now()) return 0;
-      claimed = await this.o.outbox.claimDue(this.claimOptions(free));
+      if (free > 0) await this.o.beforeClaim?.();
+      if (batch.length === 0) {
+        // A poll reads first (claimDue), so one that finds nothing takes no write lock.
+        if (free > 0) claimed = await (woken ? this.o.outbox.claimQueued(this.claimOptions(free)) : this.o.outbox.claimDue(this.claimOptions(free)));
+      } else {
+        const done = await this.o.outbox.recordAndClaim(
+          batch.map(({ delivery, outcome }) => ({
+            deliveryId: delivery.id,
+            owner: this.o.owner,
+            outcome,
+            now,
+            retryDelays: typeof this.o.retryDelays === 'function' ? this.o.retryDelays() : this.o.retryDelays,
+            failureNotifyThreshold: this.o.failureNotifyThreshold,
+          })),
+          free > 0 ? this.claimOptions(free) : null,
+        );
+        claimed = done.claimed;
+        batch.forEach(({ delivery, outcome }, i) => this.o.onRecorded?.(delivery, outcome, done.results[i] as RecordAttemptResult, now));
+      }
     } catch (error) {
       this.o.onError(error);
-      return 0;
-    } finally {
-      this.reserved -= free;
     }
+    // Started before the recorded ones leave `inFlight`, so `runDue` sees no gap in between.
     this.startAll(claimed);
+    for (const { recorded } of batch) recorded();
     return claimed.length;
   }
 
@@ -176,7 +224,7 @@ export class DeliveryWorker {
   start(pollMs = 250): void {
     this.stopped = false;
     if (this.timer !== null) return;
-    this.timer = setInterval(() => void this.tick(), pollMs);
+    this.timer = setInterval(() => this.poll(), pollMs);
     this.timer.unref();
     void this.tick();
   }
@@ -194,43 +242,9 @@ export class DeliveryWorker {
     const outcome = await this.attempt(delivery);
     await new Promise<void>((recorded) => {
       this.toRecord.push({ delivery, outcome, recorded });
-      if (this.toRecord.length === 1) setImmediate(() => void this.recordBatch());
+      // The attempts that finish in this turn go in one pass; a pass under way takes them in its next.
+      if (this.toRecord.length === 1) setImmediate(() => void this.loop());
     });
-  }
-
-  // One transaction for every attempt that finished in this turn, which also claims the slots they free (group
-  // commit: one BEGIN/COMMIT per batch, not two per delivery). Should it fail (a busy database), the leases run
-  // out and those deliveries are attempted again: at least once, as always.
-  private async recordBatch(): Promise<void> {
-    const batch = this.toRecord.splice(0);
-    const now = this.o.clock.now();
-    // The batch's deliveries are still in `inFlight` until they are told they were recorded.
-    const free = this.stopped ? 0 : Math.max(0, this.o.concurrency - this.inFlight.size - this.reserved + batch.length);
-    let claimed: ClaimedDelivery[] = [];
-    this.reserved += free;
-    try {
-      await this.o.beforeClaim?.();
-      const done = await this.o.outbox.recordAndClaim(
-        batch.map(({ delivery, outcome }) => ({
-          deliveryId: delivery.id,
-          owner: this.o.owner,
-          outcome,
-          now,
-          retryDelays: typeof this.o.retryDelays === 'function' ? this.o.retryDelays() : this.o.retryDelays,
-          failureNotifyThreshold: this.o.failureNotifyThreshold,
-        })),
-        free > 0 ? this.claimOptions(free) : null,
-      );
-      claimed = done.claimed;
-      batch.forEach(({ delivery, outcome }, i) => this.o.onRecorded?.(delivery, outcome, done.results[i] as RecordAttemptResult, now));
-    } catch (error) {
-      this.o.onError(error);
-    } finally {
-      this.reserved -= free;
-    }
-    // Started before the recorded ones leave `inFlight`, so `runDue` sees no gap in between.
-    this.startAll(claimed);
-    for (const { recorded } of batch) recorded();
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<SendOutcome> {
@@ -260,3 +274,4 @@ export class DeliveryWorker {
     }
   }
 }
+

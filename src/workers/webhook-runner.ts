@@ -15,7 +15,14 @@ import type { JobRunner } from './worker-runner.js';
 export const WEBHOOK_POLL_MS = 100;
 
 /** Deliveries in flight in one process, over every tenant. */
-export const WEBHOOK_CONCURRENCY = 64;
+export const WEBHOOK_CONCURRENCY = 256;
+
+/**
+ * In-flight caps that make one tenant's hanging or slow receivers spend only its own share (delivery-claim.ts),
+ * counted over every process: per subscription, per receiver origin of a tenant, per tenant. A healthy receiver
+ * needs its event rate times its round trip in flight: 500 events/s at 50 ms is 25.
+ */
+export const WEBHOOK_CAPS = { perSubscription: 32, perEndpoint: 32, perTenant: 64 } as const;
 
 /** Options of the webhook worker; tests inject `send` to run without sockets. */
 export interface WebhookRunnerOptions {
@@ -30,8 +37,9 @@ export interface WebhookRunnerOptions {
  * a dispatcher that checks the resolved address at connect time (strict unless the engine is in dev mode).
  * It drives itself (`start`/`stop`) rather than through the shared loop, so a slow endpoint never delays sends;
  * it is named after the wake-up (`webhooks`) that the outbox sends after each enqueue commits.
- * Claims and records each run in one write transaction, READ COMMITTED on PostgreSQL (claims lock the rows
- * they take with FOR UPDATE SKIP LOCKED); the POST runs between them, outside any transaction.
+ * Claims and records run in write transactions, one at a time per process and many deliveries to one (group
+ * commit), READ COMMITTED on PostgreSQL (claims lock the rows they take with FOR UPDATE SKIP LOCKED); the POST
+ * runs between them, outside any transaction. A wake-up reaches it in the next turn after the enqueueing commit.
  */
 export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOptions = {}): JobRunner & { worker: DeliveryWorker } {
   // Read at each use: an instance marked strict meanwhile makes this process strict at its next maintenance sweep.
@@ -74,11 +82,9 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     // Three send timeouts: a live worker always finishes first, and a killed process's deliveries are taken over soon.
     leaseMs: 3 * WEBHOOK_TIMEOUT_MS,
     concurrency: options.concurrency ?? WEBHOOK_CONCURRENCY,
-    // Caps that make one tenant's hanging or slow receivers spend only its own share (delivery-claim.ts):
-    // 8 per subscription and per receiver of a tenant, 16 per tenant, of 64 slots in this process.
-    perSubscriptionCap: 8,
-    perEndpointCap: 8,
-    perTenantCap: 16,
+    perSubscriptionCap: WEBHOOK_CAPS.perSubscription,
+    perEndpointCap: WEBHOOK_CAPS.perEndpoint,
+    perTenantCap: WEBHOOK_CAPS.perTenant,
     // Read at each record: the maintenance sweep follows the instance's schedule when another process changes it.
     retryDelays: () => ctx.config.webhookRetryDelaysMs,
     failureNotifyThreshold: ctx.config.webhookFailureNotifyThreshold,
@@ -100,7 +106,7 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     runDue: () => worker.runDue(),
     nextDueAt: () => worker.nextDueAt(),
     wake() {
-      if (started) void worker.tick();
+      if (started) worker.wake();
     },
     start() {
       started = true;

@@ -1,0 +1,186 @@
+// Webhook latency under the mixed load, on both stores and for one or more builds, side by side in one run:
+// about 400 requests/s of sends, incoming messages and reads over 4 workspaces whose subscriptions all point at
+// one healthy receiver (bench/receiver.mjs); p50/p99 from a send (or an incoming message) being posted to its
+// first webhook arriving, and how many deliveries are still queued when the load stops.
+//
+//   node bench/webhook-latency.mjs [BUILT_CHECKOUT ...]   # default: this checkout
+//   BENCH_SECONDS (10), BENCH_MIXED_RATE (400), BENCH_ROUNDS (1), BENCH_STORES (sqlite,postgres)
+// Rounds alternate the builds and the stores. PostgreSQL runs get a fresh database (SVC_BENCH_PG_URL names the
+// server), dropped after. Loopback only, bounded in time.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { request } from 'undici';
+import { percentile, startServer } from './lib.mjs';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const run = promisify(execFile);
+const round2 = (n) => Math.round(n * 100) / 100;
+const adminUrl = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const call = async (url, { method = 'GET', token, body } = {}) => {
+  const res = await request(url, {
+    method, body: body === undefined ? null : JSON.stringify(body),
+    headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${text}`);
+  return text === '' || text === 'ok' ? null : JSON.parse(text);
+};
+
+/** CPU time (user + system, every thread) a process has used so far, in ms. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+}
+
+/** The bucket bound (ms) at which a histogram of /metrics passes p % of its count: a coarse percentile. */
+function histogramMs(metrics, name, p) {
+  const byBound = new Map();
+  for (const m of metrics.matchAll(new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\d+)$`, 'gm'))) {
+    const bound = m[1] === '+Inf' ? Infinity : Number(m[1]);
+    byBound.set(bound, (byBound.get(bound) ?? 0) + Number(m[2]));
+  }
+  const buckets = [...byBound].sort((a, b) => a[0] - b[0]);
+  const total = buckets.at(-1)?.[1] ?? 0;
+  const hit = buckets.find(([, n]) => n >= (p / 100) * total);
+  return hit === undefined || total === 0 ? null : `<= ${hit[0] * 1000}`;
+}
+
+async function waitFor(check, deadline) {
+  for (;;) {
+    const value = await check();
+    if (value !== undefined || performance.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A workspace with a high quota, sends unspaced (Business plan), one connected account and subscriptions to `events`. */
+export async function benchWorkspace(svc, target, server, name, phone, events, receiverUrl) {
+  const cli = (...args) => execFileSync(process.execPath, [svc, ...args, ...target], { encoding: 'utf8' });
+  const { workspace_id: ws, token } = JSON.parse(cli('admin', 'workspace', 'create', '--name', name, '--quota', '100000000', '--json'));
+  cli('admin', 'workspace', 'update', String(ws), '--plan', 'business', '--send-interval', '0');
+  await call(`${server.url}/sim/accounts/connect`, { method: 'POST', token, body: { phone } });
+  for (const event_type of events) await call(`${server.url}/api/webhooks`, { method: 'POST', token, body: { event_type, url: `${receiverUrl}/hook` } });
+  return { ws, token, phone };
+}
+
+/**
+ * The mixed load against a running `svc serve` (on `target`, the flags naming its store) into `receiver`.
+ * Returns the latencies and the deliveries still pending when the load stopped.
+ */
+export async function mixedLoad(svc, target, server, receiver, { seconds, rate }) {
+  const tenants = [];
+  for (let i = 0; i < 4; i += 1) {
+    tenants.push(await benchWorkspace(svc, target, server, `Mixed ${i}`, `+1555000810${i}`, ['message:new', 'message:received:new', 'message:sent:new', 'chat:created'], receiver.url));
+  }
+  await call(`${receiver.url}/__reset`, { method: 'POST' });
+  const cpuBefore = cpuMs(server.pid);
+  const loader = JSON.parse((await run(process.execPath, [join(here, 'mixed-loader.mjs'), server.url, tenants.map((t) => t.token).join(','), String(rate), String(seconds)],
+    { env: { ...process.env, ACCOUNTS: tenants.map((t) => t.phone).join(',') }, maxBuffer: 64 * 1024 * 1024 })).stdout);
+  const metrics = await (await request(`${server.url}/metrics`)).body.text();
+  const queuedAtStop = Number(/svc_queue_depth\{queue="webhook_workspace",state="pending"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
+  const texts = Object.keys(loader.sent);
+  const arrivals = await waitFor(async () => {
+    const seen = await call(`${receiver.url}/__arrivals`);
+    return texts.every((t) => t in seen) ? seen : undefined;
+  }, performance.now() + 3 * seconds * 1000) ?? (await call(`${receiver.url}/__arrivals`));
+  // Until every delivery queued by the load has arrived (or the wait ran out): CPU per request of the load.
+  await waitFor(async () => {
+    const m = await (await request(`${server.url}/metrics`)).body.text();
+    return Number(/svc_queue_depth\{queue="webhook_workspace",state="pending"\} (\d+)/.exec(m)?.[1] ?? 0) === 0 ? true : undefined;
+  }, performance.now() + 3 * seconds * 1000);
+  const cpu = cpuMs(server.pid) - cpuBefore;
+  const after = await (await request(`${server.url}/metrics`)).body.text();
+  const inServer = {
+    // From the event's outbox row being written to the delivery being recorded (the server's histogram, coarse).
+    queued_to_recorded_ms: { p50: histogramMs(after, 'svc_webhook_delivery_latency_seconds', 50), p99: histogramMs(after, 'svc_webhook_delivery_latency_seconds', 99) },
+    http_request_ms: { p50: histogramMs(after, 'svc_http_request_duration_seconds', 50), p99: histogramMs(after, 'svc_http_request_duration_seconds', 99) },
+  };
+  const delivered = (await call(`${receiver.url}/__stats`)).count;
+  const latency = (prefix) => {
+    const mine = texts.filter((t) => t.startsWith(prefix));
+    const ms = mine.filter((t) => t in arrivals).map((t) => arrivals[t] - loader.sent[t]);
+    return { count: ms.length, of: mine.length, p50: round2(percentile(ms, 50)), p99: round2(percentile(ms, 99)) };
+  };
+  return {
+    requested_per_second: rate,
+    achieved_per_second: loader.achieved_per_second,
+    requests: loader.requests,
+    non_2xx: loader.non_2xx,
+    errors: loader.errors,
+    deliveries_queued_when_load_stopped: queuedAtStop,
+    deliveries: delivered,
+    // The server's CPU (every thread) over the load and the drain after it, per request of the load.
+    server_cpu_us_per_request: Math.round((cpu * 1000) / loader.requests),
+    in_server: inServer,
+    // A send's first webhook fires once the message is Sent (Business plan, no spacing); an incoming message's at once.
+    send_to_webhook_ms: latency('lat-s'),
+    incoming_to_webhook_ms: latency('lat-i'),
+  };
+}
+
+async function withAdmin(fn) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh store for one run: a data directory, or a PostgreSQL database dropped after. */
+async function freshStore(store, label) {
+  if (store === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-bench-latency-'));
+    return { target: ['--data', dir], drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `svc_bench_latency_${label}_${process.pid}`;
+  await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name}`).then(() => c.query(`CREATE DATABASE ${name}`)));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { target: ['--database', url.toString()], drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
+}
+
+/** One mixed-load run of the build in `dir` on a fresh `store`. */
+export async function measureMixedLoad(dir, store, { seconds, rate, label = 'x' }) {
+  const svc = join(dir, 'bin', 'svc.js');
+  const fresh = await freshStore(store, label);
+  const receiver = await startServer(process.execPath, [join(here, 'receiver.mjs')]);
+  let server;
+  try {
+    server = await startServer(process.execPath, [svc, 'serve', '--port', '0', '--dev', ...fresh.target, '--rate-limit', '100000000']);
+    return await mixedLoad(svc, fresh.target, server, receiver, { seconds, rate });
+  } finally {
+    await server?.stop();
+    await receiver.stop();
+    await fresh.drop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const builds = process.argv.length > 2 ? process.argv.slice(2).map((d) => resolve(d)) : [resolve(here, '..')];
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const rate = Number(process.env.BENCH_MIXED_RATE ?? 400);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+  const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',');
+  const results = [];
+  for (let r = 0; r < rounds; r += 1) {
+    const order = r % 2 === 0 ? builds : [...builds].reverse();
+    for (const store of stores) {
+      for (const [i, dir] of order.entries()) {
+        const result = await measureMixedLoad(dir, store, { seconds, rate, label: `r${r}b${i}` });
+        results.push({ round: r, build: dir, store, ...result });
+        const s = result.send_to_webhook_ms;
+        const n = result.incoming_to_webhook_ms;
+        console.error(`| ${dir} | ${store} | ${result.achieved_per_second} req/s | send→hook p50 ${s.p50} p99 ${s.p99} (${s.count}/${s.of}) | incoming→hook p50 ${n.p50} p99 ${n.p99} (${n.count}/${n.of}) | queued at stop ${result.deliveries_queued_when_load_stopped} | ${result.deliveries} deliveries | server CPU ${result.server_cpu_us_per_request} µs/request | in server: queued→recorded p50 ${result.in_server.queued_to_recorded_ms.p50} p99 ${result.in_server.queued_to_recorded_ms.p99}, HTTP p50 ${result.in_server.http_request_ms.p50} p99 ${result.in_server.http_request_ms.p99} |`);
+      }
+    }
+  }
+  console.log(JSON.stringify(results, null, 2));
+}
