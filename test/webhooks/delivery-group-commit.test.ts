@@ -5,7 +5,7 @@
  * statement on PostgreSQL.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
+import { FakeClock } from '../../src/wire/clock.js';
 import { openDatabase } from '../../src/store/database.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
