@@ -1,5 +1,5 @@
 /**
- * A tolerant reader for the listener's printout. SPEC.md 2.5 describes two shapes without saying which
+ * A tolerant reader for the listener's printout. docs/api-behaviour.md describes two shapes without saying which
  * is authoritative: the full one (`message.message_uid` at the top level) and a short one nesting
  * `chat_id`, `chat_name`, `text` and `message_uid` under `data`. Both are read, and nothing here throws.
  */

@@ -1,7 +1,7 @@
 import { fromStorageError, isSvcError, type ErrorCode } from '../wire/errors.js';
 import { inFlags } from './field-flags.js';
 
-/** Exit codes of DESIGN.md section 7. */
+/** Exit codes of docs/api-behaviour.md. */
 export const EXIT = { ok: 0, failure: 1, usage: 2, auth: 4, interrupted: 130 } as const;
 
 /** Codes the CLI adds to the engine's catalogue for failures that never reach the engine. */

@@ -55,7 +55,7 @@ export function processIo(overrides: Partial<CliIo> = {}): CliIo {
 
 /**
  * Runs one `svc` invocation. `argv` holds the user's arguments only (`process.argv.slice(2)`).
- * Resolves with the exit code (DESIGN.md 7) and never exits the process itself.
+ * Resolves with the exit code (docs/api-behaviour.md) and never exits the process itself.
  */
 export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
   const resolved = resolveIo(io);

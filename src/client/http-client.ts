@@ -30,7 +30,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 export function createHttpClient(opts: HttpClientOptions): SvcClient {
   const apiBase = withAreaPath(opts.baseUrl, '/api');
   const parsed = parseBase(apiBase);
-  // `/sim` sits beside `/api` (DESIGN.md section 3), under whatever prefix a proxy put in front of both.
+  // `/sim` sits beside `/api` (docs/api-behaviour.md), under whatever prefix a proxy put in front of both.
   const simBase = `${apiBase.endsWith('/api') ? apiBase.slice(0, -'/api'.length) : parsed.origin}/sim`;
   const target = displayUrl(parsed);
   const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -10,7 +10,7 @@ import type {
   QrLinkDto,
 } from '../wire/partner-types.js';
 import type { Page } from '../wire/types.js';
-import type { PartnerApi } from '../engine/partner-api.js';
+import type { PartnerApi } from '../engine/partner/partner-api.js';
 import type { WebhooksClient } from './client.js';
 import type { ListenClient } from './listen-client.js';
 

@@ -3,7 +3,7 @@
  * need from their SvcClient, so each SvcClient adds webhooks with one line. The partner clients reuse them
  * for `/partner/webhooks` (the partner's subscriptions, or the partner base URL).
  */
-import type { WebhookSubscriptionsApi } from '../engine/webhook-subscriptions.js';
+import type { WebhookSubscriptionsApi } from '../engine/webhooks/subscriptions.js';
 import type { WebhooksClient } from './client.js';
 
 /** Over the engine's subscriptions (`api` may find its scope first); errors are rejections, as over HTTP. */

@@ -5,7 +5,7 @@ import { isoTime } from '../wire/clock.js';
 import { inWriteTransaction, type EngineContext } from './context.js';
 import { conflict, invalid, notFound } from '../wire/errors.js';
 import { pageOf } from './paging.js';
-import { emitPartnerEvent } from './partner-alerts.js';
+import { emitPartnerEvent } from './partner/alerts.js';
 
 /**
  * Connects (or reconnects) a messenger account to a workspace; it becomes the default sender, being the

@@ -1,7 +1,7 @@
 import { SvcError } from '../wire/errors.js';
 import type { WorkspaceRow, WorkspaceStore } from '../store/workspace-store.js';
 
-/** 1 credit a message, 2 when it carries both non-empty text and an attachment (SPEC.md 8). */
+/** 1 credit a message, 2 when it carries both non-empty text and an attachment (docs/api-behaviour.md). */
 export const creditsFor = (text: string | null, hasAttachment: boolean): number =>
   text !== null && text.length > 0 && hasAttachment ? 2 : 1;
 

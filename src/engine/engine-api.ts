@@ -22,8 +22,8 @@ import type {
 } from '../wire/types.js';
 import type { Clock } from '../wire/clock.js';
 import type { CreatedPartner } from '../wire/partner-types.js';
-import type { PartnerDirectory, PartnerApi, ConnectApi } from './partner-api.js';
-import type { WebhookSubscriptionsApi } from './webhook-subscriptions.js';
+import type { PartnerDirectory, PartnerApi, ConnectApi } from './partner/partner-api.js';
+import type { WebhookSubscriptionsApi } from './webhooks/subscriptions.js';
 import type { ListenSessionsApi } from './listen-sessions.js';
 import type { UrlPolicyMode } from '../webhooks/url-policy.js';
 import type { SlotReservations } from '../store/rate-limit-store.js';
@@ -32,7 +32,7 @@ import type { InstanceSettingsDto, InstanceSettingsUpdate } from './instance-set
 /** Kept in the bottom layer so `files.ts` needs nothing of this file; re-exported for the API's users. */
 export type { DownloadedFile };
 
-export type { ConnectApi, PartnerApi, PartnerDirectory } from './partner-api.js';
+export type { ConnectApi, PartnerApi, PartnerDirectory } from './partner/partner-api.js';
 
 /**
  * What the engine offers to its two callers, the HTTP layer and the local client. Every method that touches

@@ -1,4 +1,4 @@
-/** Event identifiers the engine emits (SPEC.md 6 and DESIGN.md 4); workspace events are the webhook payload's own. */
+/** Event identifiers the engine emits (docs/api-behaviour.md); workspace events are the webhook payload's own. */
 import type { AccountEventType, ChatEventType, MessageEventType, PartnerEventType } from '../wire/webhook-events.js';
 
 // Partner events go to the partner that owns the workspace; their names are wire types.

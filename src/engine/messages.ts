@@ -8,7 +8,7 @@ import { isoTime } from '../wire/clock.js';
 import { timeOrderedUid } from './time-ordered-uid.js';
 import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
 import { creditsFor, quotaExceeded } from './credits.js';
-import { checkQuotaAlerts } from './partner-alerts.js';
+import { checkQuotaAlerts } from './partner/alerts.js';
 import { conflict, invalid, notFound } from '../wire/errors.js';
 import { fileOfWorkspace } from './files.js';
 import { assertId, assertUid } from './ids.js';
@@ -115,7 +115,7 @@ async function acceptOutgoing(
   return result;
 }
 
-/** reply_to must name a message of the same workspace and account; null or "" is ignored (SPEC.md 2.1). */
+/** reply_to must name a message of the same workspace and account; null or "" is ignored (docs/api-behaviour.md). */
 async function resolveReplyTo(ctx: EngineContext, workspaceId: number, account: AccountRow, replyTo: string | null | undefined): Promise<number | null> {
   if (replyTo === undefined || replyTo === null || replyTo === '') return null;
   const original = await ctx.stores.messages.byUid(replyTo);

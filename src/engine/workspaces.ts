@@ -115,7 +115,7 @@ export async function workspaceDto(ctx: EngineContext, workspaceId: number): Pro
   };
 }
 
-/** Support-side changes: quota, plan, and the send interval (Business plan only, SPEC.md 8). */
+/** Support-side changes: quota, plan, and the send interval (Business plan only, docs/api-behaviour.md). */
 export async function updateWorkspace(ctx: EngineContext, workspaceId: number, input: AdminWorkspaceUpdateInput): Promise<WorkspaceDto> {
   await inWriteTransaction(ctx, async (tx) => {
     const row = await loadWorkspace(tx, workspaceId);

@@ -6,8 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import { maskSmtpUrl, openEngine } from '../runtime/open-engine.js';
 import { SvcError } from '../wire/errors.js';
-import { buildServer } from './build-server.js';
-import type { RequestLogOptions } from './request-log.js';
+import { buildServer } from './server/build-server.js';
+import type { RequestLogOptions } from './server/request-log.js';
 import { createServerMetrics } from '../runtime/metrics.js';
 
 /** Options of `serve`, as the CLI's `svc serve` passes them. */

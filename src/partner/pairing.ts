@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { invalid } from '../wire/errors.js';
 
-/** Default lifetime of a QR link, in hours (DESIGN.md 6). */
+/** Default lifetime of a QR link, in hours (docs/api-behaviour.md). */
 export const QR_LINK_DEFAULT_HOURS = 24;
 /** Longest lifetime a QR link may be given, in hours (one week). */
 export const QR_LINK_MAX_HOURS = 168;
@@ -138,7 +138,7 @@ export async function resolvePairingPayload(
   return code !== null && pairingPayloadMatches(code, parsed, now) ? code : null;
 }
 
-/** The path of a link's connect page (DESIGN.md 3). */
+/** The path of a link's connect page (docs/api-behaviour.md). */
 export const connectPath = (code: string): string => `/connect/${encodeURIComponent(code)}`;
 
 /** The QR link handed to the partner: `base` is `--public-url` or the request's origin (a path prefix is kept). */

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Clock } from '../wire/clock.js';
 
-/** The one algorithm a partner JWT may use (DESIGN.md 6). */
+/** The one algorithm a partner JWT may use (docs/api-behaviour.md). */
 export const PARTNER_JWT_ALGORITHM = 'HS256';
 /** Longest allowed span between nbf (or iat) and exp, in seconds. */
 export const PARTNER_JWT_MAX_LIFETIME_SEC = 15 * 60;
@@ -36,7 +36,7 @@ export function signPartnerJwt(
 }
 
 /**
- * Headers of one partner webhook delivery (DESIGN.md 5). The JWT carries the webhook audience and `body_sha256` (hex) so a receiver
+ * Headers of one partner webhook delivery (docs/api-behaviour.md). The JWT carries the webhook audience and `body_sha256` (hex) so a receiver
  * that checks it knows the signature belongs to this body; one that ignores it still gets partner_id, nbf, exp.
  */
 export function partnerWebhookHeaders(

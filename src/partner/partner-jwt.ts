@@ -51,7 +51,7 @@ const invalidCredentials = (): SvcError =>
 const isWebhookSignature = (claims: JWTPayload): boolean =>
   claims.aud === PARTNER_WEBHOOK_AUDIENCE || (Array.isArray(claims.aud) && claims.aud.includes(PARTNER_WEBHOOK_AUDIENCE));
 
-/** Verifies a Partner API request (DESIGN.md 6) and returns the Partner ID, or throws SvcError('unauthorized'). */
+/** Verifies a Partner API request (docs/api-behaviour.md) and returns the Partner ID, or throws SvcError('unauthorized'). */
 export async function verifyPartnerRequest(auth: PartnerRequestAuth): Promise<string> {
   const token = bearerToken(auth.authorization);
   const partnerId = auth.partnerIdHeader?.trim();

@@ -7,7 +7,7 @@ import { createOwnerMailer, type OwnerMailerOptions } from '../workers/owner-mai
 import type { SmtpSettings } from '../workers/smtp.js';
 import { createWorkerRunner, type JobRunner } from '../workers/worker-runner.js';
 import { createWakeBus, WAKE_EVERYTHING } from './wake-bus.js';
-import { WEBHOOKS_WAKE } from '../engine/webhook-runtime.js';
+import { WEBHOOKS_WAKE } from '../engine/webhooks/runtime.js';
 import { createMaintenanceRunner } from '../workers/maintenance.js';
 import type { SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
@@ -30,14 +30,14 @@ import { noMetrics, type EngineMetrics, type QueueStats } from '../engine/engine
 import { createTemplate, deleteFile, download, getFile, listFiles, listTemplates, uploadFile } from '../engine/files.js';
 import { createInbound } from '../engine/inbound.js';
 import { getMessage, listChatMessages, sendToChat, sendToChatName, sendToPhone } from '../engine/messages.js';
-import { createConnectApi, createPartnerApi, createPartnerDirectory } from '../engine/partner-api.js';
-import { createPartner } from '../engine/partners.js';
+import { createConnectApi, createPartnerApi, createPartnerDirectory } from '../engine/partner/partner-api.js';
+import { createPartner } from '../engine/partner/partners.js';
 import { instanceSettingsDto, readInstanceSettings, updateInstanceSettings } from '../engine/instance-settings.js';
 import { createSimApi } from '../engine/sim-api.js';
 import { authenticateToken } from '../engine/tokens.js';
 import { listenSessions } from '../engine/listen-sessions.js';
-import { createWebhookEventSink } from '../engine/webhook-events.js';
-import { workspaceSubscriptions } from '../engine/webhook-subscriptions.js';
+import { createWebhookEventSink } from '../engine/webhooks/event-sink.js';
+import { workspaceSubscriptions } from '../engine/webhooks/subscriptions.js';
 import { createWorkspace, ensureLocalWorkspace, updateWorkspace, workspaceDto } from '../engine/workspaces.js';
 
 /** The parts an engine is built from; everything but `database` has a default. */

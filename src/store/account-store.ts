@@ -55,5 +55,3 @@ export function createAccountStore(sql: SqlExecutor) {
     reserveSlot: async (id: number, nextSendAt: number): Promise<void> => void (await sql.run(RESERVE_SLOT, { id, nextSendAt })),
   };
 }
-
-export type AccountStore = ReturnType<typeof createAccountStore>;

@@ -81,5 +81,3 @@ export function createChatStore(sql: SqlExecutor) {
     labelsOf: async (chatId: number): Promise<string[]> => (await sql.all(LABELS_OF, { chatId })).map((row) => row.name),
   };
 }
-
-export type ChatStore = ReturnType<typeof createChatStore>;

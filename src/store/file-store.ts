@@ -70,5 +70,3 @@ export function createFileStore(sql: SqlExecutor) {
     templatePage: (workspaceId: number, limit: number, offset: number) => sql.all(TEMPLATE_PAGE, { workspaceId, limit, offset }),
   };
 }
-
-export type FileStore = ReturnType<typeof createFileStore>;

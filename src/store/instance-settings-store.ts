@@ -15,5 +15,3 @@ export function createInstanceSettingsStore(sql: SqlExecutor) {
     unset: async (name: string): Promise<void> => void (await sql.run(UNSET, { name })),
   };
 }
-
-export type InstanceSettingsStore = ReturnType<typeof createInstanceSettingsStore>;

@@ -58,5 +58,3 @@ export function createJobStore(sql: SqlExecutor) {
     count: async (kind: string): Promise<number> => (await sql.get(COUNT, { kind }))?.n ?? 0,
   };
 }
-
-export type JobStore = ReturnType<typeof createJobStore>;

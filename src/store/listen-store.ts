@@ -104,5 +104,3 @@ export function createListenStore(sql: SqlExecutor) {
     releaseLeases: (owner: string, now: number): Promise<number> => sql.run(RELEASE, { owner, now }),
   };
 }
-
-export type ListenStore = ReturnType<typeof createListenStore>;

@@ -42,5 +42,3 @@ export function createMaintenanceStore(sql: SqlExecutor) {
     },
   };
 }
-
-export type MaintenanceStore = ReturnType<typeof createMaintenanceStore>;

@@ -155,7 +155,7 @@ export function createMessageStore(sql: SqlExecutor) {
     setStatus: async (s: { id: number; status: MessageRow['status']; failureReason: string | null; networkMessageId: string | null; sentAt: number | null }) =>
       void (await sql.run(SET_STATUS, s)),
     markSent: async (id: number, networkMessageId: string | null, now: number) => void (await sql.run(MARK_SENT, { id, networkMessageId, now })),
-    /** Reactions as SPEC.md 2.5 shows them: emoji -> count as a string; null when there are none. */
+    /** Reactions as docs/api-behaviour.md shows them: emoji -> count as a string; null when there are none. */
     async reactionsOf(messageId: number): Promise<Record<string, string> | null> {
       const rows = await sql.all(REACTIONS, { messageId });
       return rows.length === 0 ? null : Object.fromEntries(rows.map((r) => [r.emoji, String(r.count)]));
@@ -163,5 +163,3 @@ export function createMessageStore(sql: SqlExecutor) {
     addReaction: async (messageId: number, emoji: string) => void (await sql.run(ADD_REACTION, { messageId, emoji })),
   };
 }
-
-export type MessageStore = ReturnType<typeof createMessageStore>;

@@ -123,5 +123,3 @@ export function createOwnerMailStore(sql: SqlExecutor) {
     nextDueAt: async (): Promise<number | null> => (await sql.get(NEXT_DUE))?.due ?? null,
   };
 }
-
-export type OwnerMailStore = ReturnType<typeof createOwnerMailStore>;

@@ -35,7 +35,7 @@ const RENAME = query('UPDATE workspaces SET name = @name, seats_purchased = @sea
 const INSERT_USER = query<{ id: number }>(
   'INSERT INTO users (workspace_id, name, email, created_at) VALUES (@workspaceId, @name, @email, @now) RETURNING id',
 );
-// The latest account of each user: a user has at most one connected at a time (SPEC.md 2.6).
+// The latest account of each user: a user has at most one connected at a time (docs/api-behaviour.md).
 const USER_COLUMNS = `u.id, u.workspace_id, u.name, u.created_at, a.id AS account_id, a.phone, a.status, a.connected_at
    FROM users u LEFT JOIN messenger_accounts a
      ON a.id = (SELECT id FROM messenger_accounts WHERE user_id = u.id ORDER BY id DESC LIMIT 1)`;
@@ -72,5 +72,3 @@ export function createPartnerStore(sql: SqlExecutor) {
       (await sql.run(INSERT_ALERT, { workspaceId, event, periodKey, now })) === 1,
   };
 }
-
-export type PartnerStore = ReturnType<typeof createPartnerStore>;

@@ -35,5 +35,3 @@ export function createQrLinkStore(sql: SqlExecutor) {
       void (await sql.run(MARK_CONNECTED, { id, accountId, now })),
   };
 }
-
-export type QrLinkStore = ReturnType<typeof createQrLinkStore>;

@@ -31,5 +31,3 @@ export function createSimStore(sql: SqlExecutor) {
       void (await sql.run(RECORD_DELIVERY, { uid, networkId, now })),
   };
 }
-
-export type SimStore = ReturnType<typeof createSimStore>;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../wire/clock.js';
-import { buildServer } from '../http/build-server.js';
+import { buildServer } from '../http/server/build-server.js';
 import { createEngine } from '../runtime/create-engine.js';
 import { openDatabase } from '../store/database.js';
 import { SqliteDatabase } from '../store/sqlite-database.js';

@@ -41,7 +41,7 @@ export const isEventType = (value: unknown): value is EventType =>
   typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
 
 /**
- * SPEC.md 2.5 timestamp: `YYYY-MM-DD HH:MM:SS +ZZZZ`. `offsetMinutes` east of UTC (0 gives `+0000`);
+ * docs/api-behaviour.md timestamp: `YYYY-MM-DD HH:MM:SS +ZZZZ`. `offsetMinutes` east of UTC (0 gives `+0000`);
  * the wall-clock part is shifted by the offset so the string names the same instant.
  */
 export function formatPayloadTimestamp(ms: number, offsetMinutes = 0): string {
@@ -78,7 +78,7 @@ export interface PartyInput {
 }
 
 export interface AttachmentInput {
-  /** Pre-signed, valid 15 minutes from delivery (SPEC.md 6 rule 7); the engine signs it. */
+  /** Pre-signed, valid 15 minutes from delivery (docs/api-behaviour.md); the engine signs it. */
   temporaryDownloadUrl: string;
   filename: string;
   size: number;
@@ -102,7 +102,7 @@ export interface MessageInput {
 
 export type WebhookPayload = MessageEventPayload | ChatEventPayload | AccountEventPayload;
 
-/** The SPEC.md 2.5 `chat` object from the engine's chat. */
+/** The docs/api-behaviour.md `chat` object from the engine's chat. */
 export const chatPayload = (chat: ChatInput): ChatPayload => ({
   full_name: chat.name,
   chat_url: chat.url,
@@ -113,14 +113,14 @@ export const chatPayload = (chat: ChatInput): ChatPayload => ({
   ...(chat.responsibleEmail === null ? {} : { responsible_email: chat.responsibleEmail }),
 });
 
-/** The SPEC.md 2.5 `messenger_account` object. */
+/** The docs/api-behaviour.md `messenger_account` object. */
 export const accountPayload = (account: AccountInput): AccountPayload => ({
   full_name: account.fullName,
   email: account.email,
   phone: account.phone,
 });
 
-/** The SPEC.md 2.5 `message` object. */
+/** The docs/api-behaviour.md `message` object. */
 export function messagePayload(message: MessageInput): MessagePayload {
   const payload: MessagePayload = {
     text: message.text ?? '',
@@ -139,7 +139,7 @@ export function messagePayload(message: MessageInput): MessagePayload {
     })),
   };
   const reactions = Object.entries(message.reactions);
-  // SPEC.md 2.5: counts are strings.
+  // docs/api-behaviour.md: counts are strings.
   if (reactions.length > 0) payload.reactions = Object.fromEntries(reactions.map(([emoji, n]) => [emoji, String(n)]));
   return payload;
 }

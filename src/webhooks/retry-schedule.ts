@@ -1,8 +1,8 @@
 import { SvcError } from '../wire/errors.js';
 
-/** SPEC.md 6 and 8: three attempts in total, the first plus two retries. */
+/** docs/api-behaviour.md: three attempts in total, the first plus two retries. */
 export const WEBHOOK_MAX_ATTEMPTS = 3;
-/** DESIGN.md 5: wait 5 s before the second attempt and 30 s before the third. */
+/** docs/api-behaviour.md: wait 5 s before the second attempt and 30 s before the third. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [5000, 30_000];
 
 /** How many attempts a delivery gets with these delays: one more than there are delays. */
@@ -25,7 +25,7 @@ export function nextAttemptAt(
 }
 
 /**
- * Checks retry delays given in milliseconds: exactly two (the attempt count is fixed by SPEC.md),
+ * Checks retry delays given in milliseconds: exactly two (the attempt count is fixed by docs/api-behaviour.md),
  * each a whole number of milliseconds between 0 and 24 hours.
  */
 export function checkRetryDelays(delays: readonly number[]): readonly number[] {

@@ -1,6 +1,6 @@
 // What any webhook sender reports, and the shared timeout: kept apart from undici so loading it is cheap.
 
-/** SPEC.md 6 and 8: a receiver must answer within 5 seconds. */
+/** docs/api-behaviour.md: a receiver must answer within 5 seconds. */
 export const WEBHOOK_TIMEOUT_MS = 5000;
 
 /** The result of one delivery attempt, as stored in the attempt log. */

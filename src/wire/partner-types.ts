@@ -1,4 +1,4 @@
-/** Wire shapes of the Partner API (SPEC.md 2.6 and 4.5, DESIGN.md 6); the engine returns exactly these. */
+/** Wire shapes of the Partner API (docs/api-behaviour.md); the engine returns exactly these. */
 
 /** What `svc admin partner create` hands out, once. */
 export interface CreatedPartner {

@@ -18,7 +18,7 @@ export interface Page<T> {
   has_more_pages: boolean;
 }
 
-/** Fields shared by every send endpoint (SPEC.md 2.1). */
+/** Fields shared by every send endpoint (docs/api-behaviour.md). */
 export interface SendFields {
   text?: string;
   file_uid?: string;
@@ -27,22 +27,22 @@ export interface SendFields {
   reply_to?: string | null;
 }
 
-/** POST /messages (SPEC.md 4.1). */
+/** POST /messages (docs/api-behaviour.md). */
 export interface SendToPhoneInput extends SendFields {
   phone: string;
   messenger_account_phone?: string;
   chat_name?: string;
 }
 
-/** POST /messages/to_chat_name (SPEC.md 4.2, deprecated). */
+/** POST /messages/to_chat_name (docs/api-behaviour.md, deprecated). */
 export interface SendToChatNameInput extends SendFields {
   chat_name: string;
 }
 
-/** POST /chats/{id}/messages (SPEC.md 4.3). */
+/** POST /chats/{id}/messages (docs/api-behaviour.md). */
 export type SendToChatInput = SendFields;
 
-/** `data` of a send response: SPEC.md 2.2 plus what the queue decided. */
+/** `data` of a send response: docs/api-behaviour.md plus what the queue decided. */
 export interface SendResult {
   message_uid: string;
   status: MessageStatus;

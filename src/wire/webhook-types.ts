@@ -1,10 +1,10 @@
 /**
- * Wire shapes of webhook subscriptions (SPEC.md 2.4 and 4.4, DESIGN.md 4 and 5): what the engine returns,
+ * Wire shapes of webhook subscriptions (docs/api-behaviour.md): what the engine returns,
  * the HTTP layer serialises and both clients hand back.
  */
 import type { Page } from './types.js';
 
-/** A subscription as SPEC.md 2.4 shows it. The secret is never part of it. */
+/** A subscription as docs/api-behaviour.md shows it. The secret is never part of it. */
 export interface WebhookDto {
   id: number;
   event_type: string;
@@ -25,14 +25,14 @@ export interface WebhookCreateInput {
   enabled?: boolean;
 }
 
-/** `PUT /webhooks/{id}`: partial, only supplied fields change (SPEC.md 4.4). */
+/** `PUT /webhooks/{id}`: partial, only supplied fields change (docs/api-behaviour.md). */
 export interface WebhookUpdateInput {
   event_type?: string;
   url?: string;
   enabled?: boolean;
 }
 
-/** `DELETE /webhooks/{id}` (SPEC.md leaves the body open; this one says what was removed). */
+/** `DELETE /webhooks/{id}` (docs/api-behaviour.md leaves the body open; this one says what was removed). */
 export interface DeletedWebhookDto {
   deleted: true;
   id: number;

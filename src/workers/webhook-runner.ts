@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
-import { refreshDownloadUrls } from '../engine/webhook-payloads.js';
-import { WEBHOOKS_WAKE } from '../engine/webhook-runtime.js';
+import { refreshDownloadUrls } from '../engine/webhooks/payloads.js';
+import { WEBHOOKS_WAKE } from '../engine/webhooks/runtime.js';
 import { DeliveryOutbox } from '../webhooks/delivery-outbox.js';
 import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
 import { DeliveryWorker, type SendFn } from '../webhooks/delivery-worker.js';

@@ -1,9 +1,9 @@
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAIRING_WINDOW_MS } from '../../src/partner/pairing.js';
-import { decodeRgba } from '../partner/terminal-qr-decode.js';
-import { CHROMIUM, chromiumInstalled, launchChromium } from './chromium.js';
-import { startParentSite, startRealConnectServer, type RealConnectServer } from './connect-servers.js';
+import { decodeRgba } from '../support/terminal-qr-decode.js';
+import { CHROMIUM, chromiumInstalled, launchChromium } from '../support/chromium.js';
+import { startParentSite, startRealConnectServer, type RealConnectServer } from '../support/connect-servers.js';
 
 const PHONE = '+15550001234';
 const PHONE_2 = '+15550001235';

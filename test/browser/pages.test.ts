@@ -8,8 +8,8 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, chromiumInstalled, launchChromium } from './chromium.js';
-import { startRealConnectServer, type RealConnectServer } from './connect-servers.js';
+import { CHROMIUM, chromiumInstalled, launchChromium } from '../support/chromium.js';
+import { startRealConnectServer, type RealConnectServer } from '../support/connect-servers.js';
 
 const SHOTS = resolve(process.env['SVC_SCREENSHOT_DIR'] ?? 'test-results/screenshots');
 

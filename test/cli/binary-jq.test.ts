@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, ProcessSandbox } from '../process/svc-process.js';
+import { BIN, ProcessSandbox } from '../support/svc-process.js';
 
 describe('svc --jq (spawned)', () => {
   let box: ProcessSandbox;

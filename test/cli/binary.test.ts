@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DIST_MAIN, ProcessSandbox, REPO_ROOT } from '../process/svc-process.js';
+import { DIST_MAIN, ProcessSandbox, REPO_ROOT } from '../support/svc-process.js';
 
 const UID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/create-client.js';
 import { createPartnerClient } from '../../src/client/create-partner-client.js';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
-import { BIN } from '../process/svc-process.js';
-import { runSvc, tempDir } from './run-cli.js';
+import { BIN } from '../support/svc-process.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
 
 // `svc __complete WORDS... CURRENT` completes values too: event names, webhook and chat ids, profile names,
 // asked from whatever the command would target, within a second, never with an error.
@@ -106,7 +106,7 @@ describe('svc __complete: values', () => {
 
   it('profile names after --profile and for `profile use|show|delete`', async () => {
     const env = { SVC_HOME: tempDir('svc-home-'), SVC_CONFIG_DIR: tempDir('svc-conf-') };
-    const client = (await import('./fake-client.js')).fakeClient();
+    const client = (await import('../support/fake-client.js')).fakeClient();
     for (const name of ['staging', 'prod']) await runSvc(['login', '--profile', name, '--base-url', 'http://127.0.0.1:1/api', '--token', 't'], { env, client });
     expect(await complete(['--profile', ''], env)).toEqual(['prod', 'staging']);
     expect(await complete(['chats', 'list', '--profile', 'st'], env)).toEqual(['staging']);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSvc, tempDir } from './run-cli.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
 
 const has = (shell: string): boolean => {
   try {

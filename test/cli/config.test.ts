@@ -2,8 +2,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SvcError } from '../../src/wire/errors.js';
-import { fakeClient } from './fake-client.js';
-import { runSvc, tempDir } from './run-cli.js';
+import { fakeClient } from '../support/fake-client.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
 
 /** An environment with its own config and home directories, shared by several runs. */
 function sandbox(extra: Record<string, string> = {}) {

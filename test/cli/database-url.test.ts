@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServeOptions } from '../../src/cli/io.js';
 import { createClient } from '../../src/client/create-client.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { interrupts, runSvc, tempDir } from './run-cli.js';
+import { interrupts, runSvc, tempDir } from '../support/run-cli.js';
 
 let database: TestDatabase;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeEvent } from '../../src/cli/describe-event.js';
 
 describe('describeEvent', () => {
-  it('describeEvent: reads the top-level SPEC.md 2.5 shape', () => {
+  it('describeEvent: reads the top-level docs/api-behaviour.md shape', () => {
     const payload = {
       event_type: 'message:received:new',
       chat: { chat_id: 42, full_name: 'Alice' },

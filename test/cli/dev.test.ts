@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/create-client.js';
-import { interrupts, runSvc, tempDir } from './run-cli.js';
+import { interrupts, runSvc, tempDir } from '../support/run-cli.js';
 
 // `svc dev` in process, with the real engine and server: which workspace it serves, and what it refuses.
 // test/process/dev.test.ts drives the binary end to end.

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { inFlags } from '../../src/cli/field-flags.js';
 import { SvcError } from '../../src/wire/errors.js';
 import { closest } from '../../src/wire/suggest.js';
-import { fakeClient, sampleMessage } from './fake-client.js';
-import { runSvc } from './run-cli.js';
+import { fakeClient, sampleMessage } from '../support/fake-client.js';
+import { runSvc } from '../support/run-cli.js';
 
 describe('errors speak in flags', () => {
   it('wire field names in validation messages become the flags a CLI user typed', () => {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { commandPath, HELP_EXAMPLES } from '../../src/cli/help-examples.js';
 import { buildProgram } from '../../src/cli/program.js';
-import { runSvc } from './run-cli.js';
+import { runSvc } from '../support/run-cli.js';
 
 const leaves = (command: Command): Command[] =>
   command.commands.flatMap((sub) => (sub.commands.length === 0 ? [sub] : leaves(sub)));

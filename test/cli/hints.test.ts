@@ -13,8 +13,8 @@ import { CliContext } from '../../src/cli/context.js';
 import type { ResolvedIo } from '../../src/cli/io.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { createClient } from '../../src/client/create-client.js';
-import { REPO_ROOT } from '../process/svc-process.js';
-import { runSvc, tempDir } from './run-cli.js';
+import { REPO_ROOT } from '../support/svc-process.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
 
 /** What each placeholder stands for when the hint is tried. */
 const PLACEHOLDERS: Record<string, string> = {

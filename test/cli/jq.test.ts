@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/create-client.js';
-import { fakeClient } from './fake-client.js';
-import { interrupts, runSvc, tempDir } from './run-cli.js';
+import { fakeClient } from '../support/fake-client.js';
+import { interrupts, runSvc, tempDir } from '../support/run-cli.js';
 
 // `--jq EXPR` as gh has it: the JSON result filtered by jq, strings raw and other values as JSON, one a line.
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from '../../src/wire/types.js';
-import { fakeClient, sampleFile } from './fake-client.js';
-import { runSvc } from './run-cli.js';
+import { fakeClient, sampleFile } from '../support/fake-client.js';
+import { runSvc } from '../support/run-cli.js';
 
 /** Three pages of files: 2, 2 and 1 items. */
 const threePages = async (page: number): Promise<Page<ReturnType<typeof sampleFile>>> => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SvcError } from '../../src/wire/errors.js';
-import { fakeClient } from './fake-client.js';
-import { runSvc } from './run-cli.js';
+import { fakeClient } from '../support/fake-client.js';
+import { runSvc } from '../support/run-cli.js';
 
 const ANSI = /\x1b\[/;
 const failing = (error: unknown, target = 'fake') =>

@@ -6,9 +6,9 @@ import { createEngine } from '../../src/runtime/create-engine.js';
 import { databasePath } from '../../src/runtime/open-engine.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { decodeTerminalQr } from '../partner/terminal-qr-decode.js';
-import { partnerSetup } from './partner-setup.js';
-import { runSvc, tempDir } from './run-cli.js';
+import { decodeTerminalQr } from '../support/terminal-qr-decode.js';
+import { partnerSetup } from '../support/partner-setup.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
 
 describe('svc partner: workspaces, users, tokens on the local engine', () => {
   it('svc partner workspace create|get|update, users create|list, token get|rotate', async () => {

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/runtime/create-engine.js';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { partnerSetup } from './partner-setup.js';
-import { runSvc } from './run-cli.js';
+import { partnerSetup } from '../support/partner-setup.js';
+import { runSvc } from '../support/run-cli.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SvcError } from '../../src/wire/errors.js';
-import { fakeClient } from './fake-client.js';
-import { runSvc, tempDir } from './run-cli.js';
+import { fakeClient } from '../support/fake-client.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
 
 const sandbox = (extra: Record<string, string> = {}) => ({ SVC_CONFIG_DIR: tempDir('svc-conf-'), HOME: tempDir('svc-user-'), SVC_HOME: '', ...extra });
 

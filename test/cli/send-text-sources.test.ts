@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fakeClient } from './fake-client.js';
-import { runSvc, tempDir } from './run-cli.js';
+import { fakeClient } from '../support/fake-client.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
 
 /** Standard input as the real one arrives: in pieces. */
 async function* chunksOf(text: string): AsyncIterable<Uint8Array> {

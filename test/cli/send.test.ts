@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fakeClient, sampleMessage } from './fake-client.js';
-import { interrupts, runSvc, tempDir } from './run-cli.js';
+import { fakeClient, sampleMessage } from '../support/fake-client.js';
+import { interrupts, runSvc, tempDir } from '../support/run-cli.js';
 
 describe('svc send', () => {
   it('send: waits until Sent and prints uid and status', async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ServeOptions } from '../../src/cli/io.js';
 import type { Engine } from '../../src/engine/engine-api.js';
-import { sampleWorkspace } from './fake-client.js';
-import { interrupts, runSvc } from './run-cli.js';
+import { sampleWorkspace } from '../support/fake-client.js';
+import { interrupts, runSvc } from '../support/run-cli.js';
 
 /** Just enough of an Engine for admin commands; records calls and whether it was closed. */
 function fakeEngine() {

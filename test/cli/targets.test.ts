@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/create-client.js';
 import { createPartnerClient } from '../../src/client/create-partner-client.js';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
-import { fakeClient } from './fake-client.js';
-import { runSvc, tempDir } from './run-cli.js';
+import { fakeClient } from '../support/fake-client.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
 
 // Which instance a command reaches after `svc login`, and what svc says when a flag or variable decides otherwise.
 

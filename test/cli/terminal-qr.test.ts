@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateLinkCode, qrLinkUrl } from '../../src/partner/pairing.js';
 import { renderTerminalQr } from '../../src/cli/terminal-qr.js';
-import { decodeTerminalQr, terminalQrModules } from '../partner/terminal-qr-decode.js';
+import { decodeTerminalQr, terminalQrModules } from '../support/terminal-qr-decode.js';
 
 const links = [
   qrLinkUrl('http://127.0.0.1:8080', generateLinkCode(), true),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/create-client.js';
 import type { CreatedWebhookDto, WebhookDto } from '../../src/wire/webhook-types.js';
-import { runSvc, tempDir } from './run-cli.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
 
 /** `svc ...` in process against a real local engine in a fresh data directory. */
 function localSvc() {

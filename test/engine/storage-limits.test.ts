@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { FakeClock } from '../../src/wire/clock.js';
 import { openDatabase } from '../../src/store/database.js';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { STORES, storeTestEngine } from '../support/store-engine.js';
-import { RUNS, expectCleanRefusal } from './hostile-support.js';
+import { RUNS, expectCleanRefusal } from '../support/hostile-input.js';
 
 const BOUNDARY = 'svcBoundary7MA4YWxk';
 const wholeUpload = (content: Buffer): Buffer =>

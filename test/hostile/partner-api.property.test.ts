@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
-import { partnerFixture } from '../partner/partner-fixtures.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 import { STORES, storeDatabase, type Store } from '../support/store-engine.js';
-import { RUNS, expectAlive, expectCleanRefusal, hostileBody, hostileId } from './hostile-support.js';
+import { RUNS, expectAlive, expectCleanRefusal, hostileBody, hostileId } from '../support/hostile-input.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type Route = [method: Method, path: (id: string, userId: string) => string];
@@ -75,7 +75,7 @@ function hostilePartnerSuite(store: Store): void {
 
   const validHeaders = () => fx.headers();
 
-  /** A Partner API refusal: 401 WITH the error body naming the rule (DESIGN.md 6). */
+  /** A Partner API refusal: 401 WITH the error body naming the rule (docs/api-behaviour.md). */
   function expectPartnerAuthRefusal(response: { statusCode: number; body: string }): void {
     expect(response.statusCode, response.body).toBe(401);
     const body = JSON.parse(response.body) as Record<string, unknown>;

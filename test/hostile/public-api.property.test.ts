@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { STORES, storeTestEngine } from '../support/store-engine.js';
-import { RUNS, expectAlive, expectCleanRefusal, hostileBody, hostileId, nulFields, withNul } from './hostile-support.js';
+import { RUNS, expectAlive, expectCleanRefusal, hostileBody, hostileId, nulFields, withNul } from '../support/hostile-input.js';
 
 const WRITE_ROUTES: Array<[method: 'POST' | 'PATCH' | 'PUT', path: (id: string) => string]> = [
   ['POST', () => '/api/messages'],

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { SvcError } from '../../src/wire/errors.js';
-import { TOKEN, auth, createFakeEngine, type FakeEngine } from './fake-engine.js';
+import { TOKEN, auth, createFakeEngine, type FakeEngine } from '../support/fake-engine.js';
 
 describe('bearer auth', () => {
   let engine: FakeEngine;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../src/client/http-client.js';
 import { createPartnerHttpClient } from '../../src/client/partner-http-client.js';
 import { SvcError } from '../../src/wire/errors.js';
-import { partnerFixture } from '../partner/partner-fixtures.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 let origin: string;

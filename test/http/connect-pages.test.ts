@@ -1,6 +1,6 @@
 /** `/connect/...` failures: pages for the people who follow these links, the JSON error body for API clients. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { partnerFixture } from '../partner/partner-fixtures.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {

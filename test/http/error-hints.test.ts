@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createHttpClient } from '../../src/client/http-client.js';
 import { SvcError } from '../../src/wire/errors.js';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { testEngine } from '../support/test-engine.js';
 
 describe('error hints over HTTP', () => {

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { SvcClient } from '../../src/client/client.js';
 import { createHttpClient } from '../../src/client/http-client.js';
 import { SvcError } from '../../src/wire/errors.js';
-import { buildServer } from '../../src/http/build-server.js';
-import { TOKEN, createFakeEngine, type FakeEngine } from './fake-engine.js';
+import { buildServer } from '../../src/http/server/build-server.js';
+import { TOKEN, createFakeEngine, type FakeEngine } from '../support/fake-engine.js';
 
 const rejection = async (promise: Promise<unknown>): Promise<SvcError> => {
   const error = await promise.then(

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine-api.js';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { openEngine } from '../../src/runtime/open-engine.js';
 import { createServerMetrics, type ServerMetricsOptions } from '../../src/runtime/metrics.js';
 import { STORES, type Store } from '../contract/targets.js';

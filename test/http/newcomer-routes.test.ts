@@ -1,6 +1,6 @@
 /** What a newcomer meets first on a server: its root, a path without /api, a wrong method, a cut-short link. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { partnerFixture } from '../partner/partner-fixtures.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {

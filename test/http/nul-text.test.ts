@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
 import { query } from '../../src/store/sql.js';
 import { expectSvcError } from '../support/engine-fixtures.js';

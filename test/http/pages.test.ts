@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { CONNECT_PAGE_CSS } from '../../src/partner/connect-page-assets.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { createServerMetrics } from '../../src/runtime/metrics.js';

@@ -5,10 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { FakeClock } from '../../src/wire/clock.js';
-import { createMemoryLimiter } from '../../src/http/sliding-window.js';
-import { auth, createFakeEngine } from './fake-engine.js';
+import { createMemoryLimiter } from '../../src/http/server/sliding-window.js';
+import { auth, createFakeEngine } from '../support/fake-engine.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0); // on a second's start
 

@@ -7,7 +7,7 @@ import type { SvcClient } from '../../src/client/client.js';
 import { createHttpClient } from '../../src/client/http-client.js';
 import type { Engine, WorkspaceApi } from '../../src/engine/engine-api.js';
 import { openEngine } from '../../src/runtime/open-engine.js';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 
 // The response schemas drive serialisation and drop fields they do not list: what the real engine returns
 // must come out of the HTTP layer unchanged, or the local and HTTP clients would disagree.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../../src/http/redact-url.js';
+import { redactUrl } from '../../src/http/server/redact-url.js';
 
 describe('redactUrl', () => {
   it.each([

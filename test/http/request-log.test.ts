@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildServer } from '../../src/http/build-server.js';
-import type { RequestLogFormat } from '../../src/http/request-log.js';
-import { auth, createFakeEngine } from './fake-engine.js';
+import { buildServer } from '../../src/http/server/build-server.js';
+import type { RequestLogFormat } from '../../src/http/server/request-log.js';
+import { auth, createFakeEngine } from '../support/fake-engine.js';
 
 const servers: Array<ReturnType<typeof buildServer>> = [];
 afterEach(async () => {

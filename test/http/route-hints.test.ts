@@ -1,6 +1,6 @@
 /** A request that matched no route: 405 with Allow for another method, else a 404 whose hint names the route meant. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { partnerFixture } from '../partner/partner-fixtures.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { SvcError } from '../../src/wire/errors.js';
-import { auth, createFakeEngine, type FakeEngine } from './fake-engine.js';
+import { auth, createFakeEngine, type FakeEngine } from '../support/fake-engine.js';
 
 describe('Public API routes', () => {
   let engine: FakeEngine;

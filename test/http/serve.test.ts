@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { createHttpClient } from '../../src/client/http-client.js';
 import { openEngine } from '../../src/runtime/open-engine.js';
 import { serve } from '../../src/http/serve.js';
-import { installShutdownSignals } from '../../src/http/shutdown-signals.js';
+import { installShutdownSignals } from '../../src/http/server/shutdown-signals.js';
 
 describe('serve with the real engine', () => {
   const dirs: string[] = [];

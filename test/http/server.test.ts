@@ -1,10 +1,10 @@
 import { type AddressInfo, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/http/build-server.js';
-import { useBearerAuth } from '../../src/http/auth.js';
-import { ok, workspaceApi } from '../../src/http/route-context.js';
-import { OTHER_TOKEN, TOKEN, auth, createFakeEngine } from './fake-engine.js';
+import { buildServer } from '../../src/http/server/build-server.js';
+import { useBearerAuth } from '../../src/http/routes/public/token-auth.js';
+import { ok, workspaceApi } from '../../src/http/server/route-context.js';
+import { OTHER_TOKEN, TOKEN, auth, createFakeEngine } from '../support/fake-engine.js';
 
 describe('server', () => {
   let app: FastifyInstance | undefined;

@@ -1,12 +1,12 @@
 /**
- * The rate limit of PostgreSQL replicas (src/http/shared-rate-limit.ts), with two limiters in this process
+ * The rate limit of PostgreSQL replicas (src/http/server/shared-rate-limit.ts), with two limiters in this process
  * standing for two replicas, each on its own pool: together they admit at most the limit in any window and
  * at least the limit less the slots the other holds ahead; the database sees a statement per batch, not per
  * request. Real time (the database's clock), so windows are kept short where they must slide.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aheadCap, createSharedLimiter } from '../../src/http/shared-rate-limit.js';
-import type { Admission } from '../../src/http/sliding-window.js';
+import { aheadCap, createSharedLimiter } from '../../src/http/server/shared-rate-limit.js';
+import type { Admission } from '../../src/http/server/sliding-window.js';
 import { openPostgres } from '../../src/store/postgres/open-postgres.js';
 import type { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { createRateLimitStore, type SlotReservations } from '../../src/store/rate-limit-store.js';

@@ -1,8 +1,8 @@
 /** Open event streams are capped per connection link, per listen session and per client address. */
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STREAMS_PER_CLIENT, STREAMS_PER_LINK, STREAMS_PER_LISTEN_SESSION, createStreamLimiter } from '../../src/http/stream-limits.js';
-import { partnerFixture } from '../partner/partner-fixtures.js';
+import { STREAMS_PER_CLIENT, STREAMS_PER_LINK, STREAMS_PER_LISTEN_SESSION, createStreamLimiter } from '../../src/http/server/stream-limits.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 const open: Array<{ body: { destroy(): void } }> = [];

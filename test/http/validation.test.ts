@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/http/build-server.js';
-import { auth, createFakeEngine, type FakeEngine } from './fake-engine.js';
+import { buildServer } from '../../src/http/server/build-server.js';
+import { auth, createFakeEngine, type FakeEngine } from '../support/fake-engine.js';
 
 describe('request validation', () => {
   let engine: FakeEngine;

@@ -3,7 +3,7 @@
  * same data directory cause the events: only the database connects them. Needs `npm run build` (npm test does it).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ProcessSandbox, pollUntil } from '../process/svc-process.js';
+import { ProcessSandbox, pollUntil } from '../support/svc-process.js';
 import {
   bodyOf,
   interrupt,
@@ -16,7 +16,7 @@ import {
   startReceiver,
   waitForReceived,
   type Receiver,
-} from './listen-harness.js';
+} from '../support/listen-harness.js';
 
 describe('svc webhooks listen (local engine)', () => {
   let box: ProcessSandbox;

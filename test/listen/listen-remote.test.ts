@@ -4,7 +4,7 @@
  * Needs `npm run build` (npm test does it).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ProcessSandbox, api, pollUntil, type SvcServer } from '../process/svc-process.js';
+import { ProcessSandbox, api, pollUntil, type SvcServer } from '../support/svc-process.js';
 import {
   bodyOf,
   interrupt,
@@ -16,7 +16,7 @@ import {
   startReceiver,
   waitForReceived,
   type Receiver,
-} from './listen-harness.js';
+} from '../support/listen-harness.js';
 
 describe('svc webhooks listen (remote server)', () => {
   let box: ProcessSandbox;

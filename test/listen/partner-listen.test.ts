@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../../src/index.js';
 import { startSandbox } from '../../src/testing/index.js';
-import { ProcessSandbox } from '../process/svc-process.js';
-import { bodyOf, interrupt, killListeners, listenRows, localDataDir, spawnListener, startReceiver, waitForReceived } from './listen-harness.js';
+import { ProcessSandbox } from '../support/svc-process.js';
+import { bodyOf, interrupt, killListeners, listenRows, localDataDir, spawnListener, startReceiver, waitForReceived } from '../support/listen-harness.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

@@ -6,8 +6,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { defineContract } from '../contract/contract-cases.js';
 import { makeHttpTarget, STORES } from '../contract/targets.js';
-import { DocumentChecker } from './document-checker.js';
-import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
+import { DocumentChecker } from '../support/document-checker.js';
+import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.js';
 
 const proxies: RecordingProxy[] = [];
 let document: Record<string, unknown> | undefined;

@@ -1,9 +1,9 @@
 /** The served OpenAPI documents: valid for independent tools, and saying what the server really does. */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCHEMA_EXAMPLES } from '../../src/http/openapi-examples.js';
+import { SCHEMA_EXAMPLES } from '../../src/http/openapi/openapi-examples.js';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
-import { DocumentChecker } from './document-checker.js';
+import { DocumentChecker } from '../support/document-checker.js';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -50,7 +50,7 @@ describe('OpenAPI documents', () => {
         expect(Object.keys(op.responses).some((s) => /X$/.test(s)), `${method} ${path}`).toBe(false);
       }
     }
-    // 401: no body on /api (SPEC.md 5), a body naming the failed rule on /partner.
+    // 401: no body on /api (docs/api-behaviour.md), a body naming the failed rule on /partner.
     expect(api.paths['/chats'].get.responses['401'].content).toBeUndefined();
     expect(partner.paths['/webhooks/listen/{id}/stream'].get.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PartnerAuthError' });
     // 409 only where the engine can answer it: no default sender to fall back on applies to /messages alone.

@@ -5,10 +5,10 @@
  * a strict one, whose documents differ as their rules do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { STORES, storeDatabase, type Store } from '../support/store-engine.js';
-import { DocumentChecker } from './document-checker.js';
+import { DocumentChecker } from '../support/document-checker.js';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

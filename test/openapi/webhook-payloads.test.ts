@@ -5,13 +5,13 @@
  */
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { STORES, storeDatabase, type Store } from '../support/store-engine.js';
 import { EVENT_TYPES } from '../../src/webhooks/payload.js';
 import { PARTNER_EVENTS } from '../../src/engine/events.js';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../webhooks/helpers.js';
-import { DocumentChecker } from './document-checker.js';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../support/webhook-helpers.js';
+import { DocumentChecker } from '../support/document-checker.js';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PartnerClient } from '../../src/client/partner-client.js';
 import { createPartnerHttpClient } from '../../src/client/partner-http-client.js';
 import { createPartnerLocalClient } from '../../src/client/partner-local-client.js';
-import { partnerFixture } from './partner-fixtures.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 let client: PartnerClient | undefined;

@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { afterEach, describe, expect, it } from 'vitest';
 import { partnerWebhookHeaders } from '../../src/partner/partner-jwt-sign.js';
-import { partnerFixture } from './partner-fixtures.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {

@@ -16,7 +16,7 @@ import { query } from '../../src/store/sql.js';
 import { recordingSink } from '../support/engine-fixtures.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { fixedRandom } from '../support/test-engine.js';
-import { partnerEventTypes } from './partner-fixtures.js';
+import { partnerEventTypes } from '../support/partner-fixtures.js';
 
 let database: TestDatabase;
 const engines: Array<Engine & { context: EngineContext }> = [];

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeFromQrLink } from '../../src/partner/pairing.js';
-import { partnerEventTypes, partnerFixture } from './partner-fixtures.js';
+import { partnerEventTypes, partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {

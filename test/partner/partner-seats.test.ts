@@ -9,7 +9,7 @@ import { compileEngine } from '../support/compiled-engine.js';
 import { countRows, recordingSink, tempDir } from '../support/engine-fixtures.js';
 import { fixedRandom } from '../support/test-engine.js';
 import { raceWorkers } from '../support/worker-race.js';
-import { partnerEventTypes } from './partner-fixtures.js';
+import { partnerEventTypes } from '../support/partner-fixtures.js';
 
 const SEATS = 10;
 

@@ -3,7 +3,7 @@ import type { PartnerClient } from '../../src/client/partner-client.js';
 import { createPartnerHttpClient } from '../../src/client/partner-http-client.js';
 import { createPartnerLocalClient } from '../../src/client/partner-local-client.js';
 import type { CreatedPartner } from '../../src/wire/partner-types.js';
-import { partnerFixture } from './partner-fixtures.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 const clients: PartnerClient[] = [];

@@ -3,10 +3,10 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CreatedPartner } from '../../src/wire/partner-types.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../webhooks/helpers.js';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../support/webhook-helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { partnerFixture } from './partner-fixtures.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { ProcessSandbox } from './svc-process.js';
+import { ProcessSandbox } from '../support/svc-process.js';
 
 let box: ProcessSandbox;
 let database: TestDatabase;

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, PG_MIGRATIONS } from '../../src/store/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { ProcessSandbox } from './svc-process.js';
+import { ProcessSandbox } from '../support/svc-process.js';
 
 const LATEST_SQLITE = MIGRATIONS.at(-1)!.version;
 const LATEST_PG = PG_MIGRATIONS.at(-1)!.version;

@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, ProcessSandbox } from './svc-process.js';
+import { BIN, ProcessSandbox } from '../support/svc-process.js';
 
 /** Far above what a bounded run needs (about 60 MB for text, 80 MB for a 25 MiB file), far below reading all. */
 const PEAK_RSS_BOUND_MB = 250;

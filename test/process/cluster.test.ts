@@ -9,9 +9,9 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { ACCOUNTS, GOOD_EVENTS, missingEvents, recipientFor, seededRandom, type MessageState } from './fault-harness.js';
-import { startGoodReceiver, type GoodReceiver } from './fault-receivers.js';
-import { api, pollUntil, ProcessSandbox, type SvcServer } from './svc-process.js';
+import { ACCOUNTS, GOOD_EVENTS, missingEvents, recipientFor, seededRandom, type MessageState } from '../support/fault-harness.js';
+import { startGoodReceiver, type GoodReceiver } from '../support/fault-receivers.js';
+import { api, pollUntil, ProcessSandbox, type SvcServer } from '../support/svc-process.js';
 
 const ROUNDS = 3;
 const BURST = 30;

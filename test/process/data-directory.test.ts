@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/client/config.js';
-import { BIN } from './svc-process.js';
+import { BIN } from '../support/svc-process.js';
 
 const fresh = (prefix = 'svc-data-') => mkdtempSync(join(tmpdir(), prefix));
 

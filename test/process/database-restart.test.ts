@@ -11,7 +11,7 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
-import { pollUntil, ProcessSandbox } from './svc-process.js';
+import { pollUntil, ProcessSandbox } from '../support/svc-process.js';
 
 const ACCOUNT = '+15550008001';
 const POOL_SIZE = 10; // svc serve's pool (src/runtime/open-engine.ts)

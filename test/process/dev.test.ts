@@ -4,8 +4,8 @@
  * delivery, and Ctrl-C takes down what it started (listen session, server) and exits 130.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bodyOf, interrupt, killListeners, listenRows, spawnListener, startReceiver, waitForReceived, type Receiver } from '../listen/listen-harness.js';
-import { pollUntil, ProcessSandbox } from './svc-process.js';
+import { bodyOf, interrupt, killListeners, listenRows, spawnListener, startReceiver, waitForReceived, type Receiver } from '../support/listen-harness.js';
+import { pollUntil, ProcessSandbox } from '../support/svc-process.js';
 
 describe('svc dev (spawned)', () => {
   let box: ProcessSandbox;

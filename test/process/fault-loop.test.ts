@@ -21,9 +21,9 @@ import {
   unfinished,
   withDb,
   type Epoch,
-} from './fault-harness.js';
-import { HOSTILE_MODES, startGoodReceiver, startHostileReceiver, type GoodReceiver, type HostileReceiver } from './fault-receivers.js';
-import { ledgerByMessage, pollUntil, ProcessSandbox, quotaAndLedgerSum, type SvcServer } from './svc-process.js';
+} from '../support/fault-harness.js';
+import { HOSTILE_MODES, startGoodReceiver, startHostileReceiver, type GoodReceiver, type HostileReceiver } from '../support/fault-receivers.js';
+import { ledgerByMessage, pollUntil, ProcessSandbox, quotaAndLedgerSum, type SvcServer } from '../support/svc-process.js';
 
 const FULL = process.env.SVC_SOAK === 'full';
 const ROUNDS = FULL ? 25 : 3;

@@ -14,7 +14,7 @@ import {
   ProcessSandbox,
   quotaAndLedgerSum,
   type SvcServer,
-} from './svc-process.js';
+} from '../support/svc-process.js';
 
 interface MessageDto {
   uid: string;

@@ -4,8 +4,8 @@
  * some pending, and some sends not yet dispatched; each kind must still arrive after the restart.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from '../webhooks/helpers.js';
-import { api, pollUntil, ProcessSandbox } from './svc-process.js';
+import { startReceiver, type Receiver } from '../support/webhook-helpers.js';
+import { api, pollUntil, ProcessSandbox } from '../support/svc-process.js';
 
 const MESSAGES = 24;
 

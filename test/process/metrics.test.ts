@@ -1,7 +1,7 @@
 /** GET /metrics on a real `svc serve`: Prometheus text, no token unless one is set, outside the rate limit, with every promised series. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from '../webhooks/helpers.js';
-import { ProcessSandbox, api, pollUntil } from './svc-process.js';
+import { startReceiver, type Receiver } from '../support/webhook-helpers.js';
+import { ProcessSandbox, api, pollUntil } from '../support/svc-process.js';
 
 describe('svc serve: GET /metrics', () => {
   let box: ProcessSandbox;

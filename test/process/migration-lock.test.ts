@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { BIN, pollUntil, ProcessSandbox } from './svc-process.js';
+import { BIN, pollUntil, ProcessSandbox } from '../support/svc-process.js';
 
 // The key of src/store/postgres/pg-migrate.ts: any session may take it, which is the point of this test.
 const MIGRATION_LOCK_KEY = 7_310_492_001;

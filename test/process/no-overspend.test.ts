@@ -10,7 +10,7 @@ import {
   ProcessSandbox,
   quotaAndLedgerSum,
   type SvcRun,
-} from './svc-process.js';
+} from '../support/svc-process.js';
 
 interface WorkspaceDto {
   messaging_quota: { total: number; used: number; remaining: number };

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STORES } from '../contract/targets.js';
 import { createTestDatabase } from '../support/postgres.js';
-import { ProcessSandbox } from './svc-process.js';
+import { ProcessSandbox } from '../support/svc-process.js';
 
 /** Generous for a loaded 2-core machine (a command takes ~0.2-0.4 s here); a claimed hanging delivery costs 5 s. */
 const ONE_SHOT_BOUND_MS = 2000;

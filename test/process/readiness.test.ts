@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
-import { pollUntil, ProcessSandbox, type SvcServer } from './svc-process.js';
+import { pollUntil, ProcessSandbox, type SvcServer } from '../support/svc-process.js';
 
 const get = async (server: SvcServer, path: string) => {
   const res = await fetch(`${server.url}${path}`, { signal: AbortSignal.timeout(10_000) });

@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { tempDir } from '../cli/run-cli.js';
+import { tempDir } from '../support/run-cli.js';
 import { createTestDatabase } from '../support/postgres.js';
 
 const run = promisify(execFile);

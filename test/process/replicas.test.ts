@@ -17,8 +17,8 @@ import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
 import { SseParser } from '../../src/client/sse-parser.js';
 import type { ListenDeliveryDto } from '../../src/wire/listen-types.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { aheadCap } from '../../src/http/shared-rate-limit.js';
-import { api, ProcessSandbox, type SvcServer } from './svc-process.js';
+import { aheadCap } from '../../src/http/server/shared-rate-limit.js';
+import { api, ProcessSandbox, type SvcServer } from '../support/svc-process.js';
 import pg from 'pg';
 
 const ACCOUNT = '+15550007001';
@@ -137,7 +137,7 @@ describe('process: two replicas on one PostgreSQL database', () => {
     expect(fresh).not.toBe(old);
     const oldOnB = await api(b, old, 'GET', '/api/workspace');
     expect(oldOnB.status).toBe(401);
-    expect(oldOnB.body).toBeNull(); // SPEC.md 5: a refused token gets no body
+    expect(oldOnB.body).toBeNull(); // docs/api-behaviour.md: a refused token gets no body
     expect((await api(b, fresh, 'GET', '/api/workspace')).status).toBe(200);
     expect((await api(a, old, 'GET', '/api/workspace')).status).toBe(401);
     expect((await api(a, fresh, 'GET', '/api/workspace')).status).toBe(200);

@@ -1,6 +1,6 @@
 /** `svc serve` logs every request to stderr: a reader of that pipe going away must not stop the server. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProcessSandbox } from './svc-process.js';
+import { ProcessSandbox } from '../support/svc-process.js';
 
 describe('svc serve: request log on a closed pipe', () => {
   let box: ProcessSandbox;

@@ -4,7 +4,7 @@
  * after that in memory for as long as the server runs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProcessSandbox } from './svc-process.js';
+import { ProcessSandbox } from '../support/svc-process.js';
 
 describe('svc serve: request log with a stalled stderr reader', () => {
   let box: ProcessSandbox;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/postgres.js';
-import { pollUntil, ProcessSandbox, REPO_ROOT, type SvcServer } from './svc-process.js';
+import { pollUntil, ProcessSandbox, REPO_ROOT, type SvcServer } from '../support/svc-process.js';
 
 // `svc serve` says which release serves which store, on both stores, without ever printing a password.
 

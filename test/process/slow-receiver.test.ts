@@ -4,9 +4,9 @@
  * hostile receivers' backlog, the second is measured while they are still busy with it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fireBurst, GOOD_EVENTS, messageStates, missingEvents, percentile, sentToArrival, setUpWorkspace } from './fault-harness.js';
-import { startGoodReceiver, startHostileReceiver, type GoodReceiver, type HostileReceiver } from './fault-receivers.js';
-import { pollUntil, ProcessSandbox } from './svc-process.js';
+import { fireBurst, GOOD_EVENTS, messageStates, missingEvents, percentile, sentToArrival, setUpWorkspace } from '../support/fault-harness.js';
+import { startGoodReceiver, startHostileReceiver, type GoodReceiver, type HostileReceiver } from '../support/fault-receivers.js';
+import { pollUntil, ProcessSandbox } from '../support/svc-process.js';
 
 const ACCOUNTS = ['+15550006001', '+15550006002'];
 const BURST = 40;

@@ -8,7 +8,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STORES } from '../contract/targets.js';
 import { createTestDatabase } from '../support/postgres.js';
-import { api, ProcessSandbox } from './svc-process.js';
+import { api, ProcessSandbox } from '../support/svc-process.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {

@@ -4,7 +4,7 @@
  * be refused at the server's very next request, and the new token accepted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProcessSandbox } from './svc-process.js';
+import { ProcessSandbox } from '../support/svc-process.js';
 
 describe('svc serve and a token rotated by another process', () => {
   let box: ProcessSandbox;

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProcessSandbox, api } from './svc-process.js';
+import { ProcessSandbox, api } from '../support/svc-process.js';
 
 describe('svc serve while another process holds the write lock', () => {
   let box: ProcessSandbox;

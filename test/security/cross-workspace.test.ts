@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { partnerFixture } from '../partner/partner-fixtures.js';
-import { type RouteEntry, twoWorkspaces } from './two-workspaces.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
+import { type RouteEntry, twoWorkspaces } from '../support/two-workspaces.js';
 
 type Fx = Awaited<ReturnType<typeof twoWorkspaces>>;
 type Req = { method: string; url: string; payload?: unknown; headers?: Record<string, string> };

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/client/config.js';
 import { createClient } from '../../src/client/create-client.js';
 import { openEngine } from '../../src/runtime/open-engine.js';
-import { buildServer } from '../../src/http/build-server.js';
-import { runSvc, tempDir } from '../cli/run-cli.js';
+import { buildServer } from '../../src/http/server/build-server.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
 import { testEngine } from '../support/test-engine.js';
 
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);

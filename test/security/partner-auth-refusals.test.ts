@@ -5,11 +5,11 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
 import { openEngine } from '../../src/runtime/open-engine.js';
-import { tempDir } from '../cli/run-cli.js';
-import { partnerFixture } from '../partner/partner-fixtures.js';
+import { tempDir } from '../support/run-cli.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 
 let fx: Awaited<ReturnType<typeof partnerFixture>>;
 afterEach(async () => {

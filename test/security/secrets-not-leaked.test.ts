@@ -2,12 +2,12 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/create-client.js';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { signPartnerJwt } from '../../src/partner/partner-jwt-sign.js';
-import { runSvc, tempDir } from '../cli/run-cli.js';
-import { TOKEN, auth, createFakeEngine } from '../http/fake-engine.js';
+import { runSvc, tempDir } from '../support/run-cli.js';
+import { TOKEN, auth, createFakeEngine } from '../support/fake-engine.js';
 import { testEngine } from '../support/test-engine.js';
-import { fakeSender } from '../webhooks/engine-helpers.js';
+import { fakeSender } from '../support/webhook-engine.js';
 
 /** Everything the server, the engine and the CLI wrote that is not an intended answer. */
 const logs: string[] = [];

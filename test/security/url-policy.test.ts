@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import type { ResolveHost } from '../../src/webhooks/guarded-dispatcher.js';
-import { partnerFixture } from '../partner/partner-fixtures.js';
+import { partnerFixture } from '../support/partner-fixtures.js';
 import { testEngine } from '../support/test-engine.js';
 
 /** Private, loopback, link-local and IPv4-mapped IPv6 targets, plus plain http: all refused on a strict server. */

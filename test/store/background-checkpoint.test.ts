@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkpointInBackground } from '../../src/store/background-checkpoint.js';
 import { openDatabase } from '../../src/store/database.js';
-import { tempDir } from '../cli/run-cli.js';
+import { tempDir } from '../support/run-cli.js';
 
 const waitFor = async (check: () => boolean, ms = 5000) => {
   const deadline = Date.now() + ms;

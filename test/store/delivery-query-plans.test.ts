@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import type { Statement } from '../../src/store/sql.js';
-import { tempDir } from '../cli/run-cli.js';
+import { tempDir } from '../support/run-cli.js';
 
 /** Every statement the modules below make (module constants, made as they load), captured through `query`. */
 const made = vi.hoisted((): Statement[] => []);

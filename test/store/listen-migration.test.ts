@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, schemaVersion } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
-import { tempDir } from '../cli/run-cli.js';
+import { tempDir } from '../support/run-cli.js';
 
 const count = (db: Database.Database, sql: string): number => (db.prepare(sql).get() as { n: number }).n;
 

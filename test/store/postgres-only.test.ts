@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { postgresOnly } from '../../src/store/sql.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { tempDir } from '../cli/run-cli.js';
+import { tempDir } from '../support/run-cli.js';
 
 describe('postgresOnly', () => {
   it('is refused by the SQLite store, naming the statement', async () => {

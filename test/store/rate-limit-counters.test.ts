@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
-import { createMemoryLimiter } from '../../src/http/sliding-window.js';
+import { createMemoryLimiter } from '../../src/http/server/sliding-window.js';
 import { openPostgres } from '../../src/store/postgres/open-postgres.js';
 import type { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { createRateLimitStore, type SlotRequest } from '../../src/store/rate-limit-store.js';

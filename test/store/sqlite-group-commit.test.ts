@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { query, type SqlExecutor } from '../../src/store/sql.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { tempDir } from '../cli/run-cli.js';
+import { tempDir } from '../support/run-cli.js';
 
 const ADD = query('INSERT INTO notes (id) VALUES (@id)');
 const IDS = query<{ id: number }>('SELECT id FROM notes ORDER BY id');

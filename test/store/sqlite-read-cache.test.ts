@@ -10,7 +10,7 @@ import { query } from '../../src/store/sql.js';
 import { inSavepoint } from '../../src/store/sql-database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { tablesWrittenBy } from '../../src/store/sqlite-read-cache.js';
-import { tempDir } from '../cli/run-cli.js';
+import { tempDir } from '../support/run-cli.js';
 
 const CACHED = query<{ id: number; value: string }>('SELECT id, value FROM notes WHERE id = @id', { cachedUntilWritten: ['notes'] });
 const UNCACHED = query<{ id: number; value: string }>('SELECT id, value FROM notes WHERE id = @id');

@@ -4,7 +4,7 @@ import { PartnerClient, SvcClient, WebhookVerificationError, verifyPartnerWebhoo
 import { partnerWebhookHeaders } from '../../src/partner/partner-jwt-sign.js';
 import { parseDuration } from '../../src/testing/duration.js';
 import { startSandbox, type Sandbox } from '../../src/testing/index.js';
-import { typedExample } from './typed-example.js';
+import { typedExample } from '../support/typed-example.js';
 
 const running: Sandbox[] = [];
 afterEach(async () => {

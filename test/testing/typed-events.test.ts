@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../cli/run-cli.js';
-import { typedExample } from './typed-example.js';
+import { tempDir } from '../support/run-cli.js';
+import { typedExample } from '../support/typed-example.js';
 
 const run = promisify(execFile);
 // A receiver's own code: the union narrows on event_type, and `event` checks and types one event.

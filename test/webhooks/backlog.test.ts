@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhookBacklog } from '../../src/engine/webhook-backlog.js';
-import { webhookRuntime } from '../../src/engine/webhook-runtime.js';
+import { checkWebhookBacklog } from '../../src/engine/webhooks/backlog.js';
+import { webhookRuntime } from '../../src/engine/webhooks/runtime.js';
 import { renderOwnerMail } from '../../src/workers/owner-mail-text.js';
 import { testEngine } from '../support/test-engine.js';
 

@@ -4,7 +4,7 @@ import type { Db } from '../../src/store/database.js';
 import type { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { DeliveryQueue, type ClaimOptions } from '../../src/webhooks/delivery-queue.js';
 import type { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
-import { insertSubscription, insertWorkspace, openOutbox } from './helpers.js';
+import { insertSubscription, insertWorkspace, openOutbox } from '../support/webhook-helpers.js';
 
 const OK = { ok: true, statusCode: 200, durationMs: 1, error: null } as const;
 

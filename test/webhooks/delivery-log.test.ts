@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock, isoTime } from '../../src/wire/clock.js';
 import { DeliveryLog } from '../../src/webhooks/delivery-log.js';
-import { insertSubscription, insertWorkspace, openOutbox } from './helpers.js';
+import { insertSubscription, insertWorkspace, openOutbox } from '../support/webhook-helpers.js';
 
 describe('DeliveryLog', () => {
   it('list: deliveries newest first with their attempts, paged', async () => {

@@ -8,7 +8,7 @@ import type { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
 import type { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
 import type { SendOutcome } from '../../src/webhooks/http-sender.js';
-import { insertSubscription, insertWorkspace, openOutbox } from './helpers.js';
+import { insertSubscription, insertWorkspace, openOutbox } from '../support/webhook-helpers.js';
 
 const FAIL: SendOutcome = { ok: false, statusCode: 500, durationMs: 12, error: 'receiver answered 500' };
 const OK: SendOutcome = { ok: true, statusCode: 200, durationMs: 8, error: null };

@@ -10,7 +10,7 @@ import { httpSend } from '../../src/webhooks/http-sender.js';
 import { createWebhookDispatcher } from '../../src/webhooks/guarded-dispatcher.js';
 import type { SendOutcome } from '../../src/webhooks/http-sender.js';
 import { generateSecret, verify } from '../../src/webhooks/signature.js';
-import { insertSubscription, insertWorkspace, openOutbox, startReceiver, type Receiver } from './helpers.js';
+import { insertSubscription, insertWorkspace, openOutbox, startReceiver, type Receiver } from '../support/webhook-helpers.js';
 
 const OK: SendOutcome = { ok: true, statusCode: 200, durationMs: 1, error: null };
 const FAIL: SendOutcome = { ok: false, statusCode: 503, durationMs: 1, error: 'receiver answered 503' };

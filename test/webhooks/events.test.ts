@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countRows } from '../support/engine-fixtures.js';
 import { EVENT_TYPES } from '../../src/webhooks/payload.js';
-import { fail, ok, webhookEngine } from './engine-helpers.js';
+import { fail, ok, webhookEngine } from '../support/webhook-engine.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4}$/;
 

@@ -10,7 +10,7 @@ import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { fixedRandom } from '../support/test-engine.js';
-import { insertSubscription, insertWorkspace, openOutbox, startReceiver, type Receiver } from './helpers.js';
+import { insertSubscription, insertWorkspace, openOutbox, startReceiver, type Receiver } from '../support/webhook-helpers.js';
 
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGuardedDispatcher, createWebhookDispatcher, type ResolveHost } from '../../src/webhooks/guarded-dispatcher.js';
 import { sendWebhook } from '../../src/webhooks/http-sender.js';
-import { startReceiver, type Receiver } from './helpers.js';
+import { startReceiver, type Receiver } from '../support/webhook-helpers.js';
 
 /** Public addresses plus the test receiver's loopback address; everything else stays refused. */
 const allowLoopbackForTest = (ip: string) => ip === '127.0.0.1' || ip === '93.184.216.34';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESPONSE_BODY_CAP_BYTES, sendWebhook } from '../../src/webhooks/http-sender.js';
-import { startReceiver, type Receiver } from './helpers.js';
+import { startReceiver, type Receiver } from '../support/webhook-helpers.js';
 
 const body = JSON.stringify({ event_type: 'message:new', message: { message_uid: 'm1' } });
 const cleanups: Array<() => Promise<void>> = [];

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendWebhook } from '../../src/webhooks/http-sender.js';
 import { OriginPools } from '../../src/webhooks/origin-pools.js';
-import { startReceiver, type Receiver } from './helpers.js';
+import { startReceiver, type Receiver } from '../support/webhook-helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ServeOptions } from '../../src/cli/io.js';
 import type { Engine } from '../../src/engine/engine-api.js';
 import { serve } from '../../src/http/serve.js';
-import { interrupts, runSvc, tempDir } from '../cli/run-cli.js';
-import { sampleWorkspace } from '../cli/fake-client.js';
+import { interrupts, runSvc, tempDir } from '../support/run-cli.js';
+import { sampleWorkspace } from '../support/fake-client.js';
 
 /** Runs `svc serve ...` against a fake server that stops at once; returns the options it was given. */
 async function serveWith(args: string[], env: Record<string, string> = {}) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { openDatabase } from '../../src/store/database.js';
-import { failDeliveries, failingEngine, freePort, notificationRows, startSmtp, subscribedWorkspace } from './owner-mail-helpers.js';
+import { failDeliveries, failingEngine, freePort, notificationRows, startSmtp, subscribedWorkspace } from '../support/owner-mail-helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { partnerSubscriptions } from '../../src/engine/webhook-subscriptions.js';
+import { partnerSubscriptions } from '../../src/engine/webhooks/subscriptions.js';
 import { expectSvcError } from '../support/engine-fixtures.js';
-import { webhookEngine } from './engine-helpers.js';
+import { webhookEngine } from '../support/webhook-engine.js';
 
 describe('partner webhooks', () => {
   it('partner: its subscriptions get partner events with X-SVC-Partner-Id and a verifiable X-SVC-Signature', async () => {

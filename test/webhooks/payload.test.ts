@@ -35,7 +35,7 @@ const message: MessageInput = {
 };
 
 describe('payload', () => {
-  it('EVENT_TYPES: the eight SPEC.md events and the four account events', () => {
+  it('EVENT_TYPES: the eight docs/api-behaviour.md events and the four account events', () => {
     expect(EVENT_TYPES).toEqual([
       'message:new', 'message:received:new', 'message:sent:new',
       'chat:created', 'chat:received:created', 'chat:sent:created', 'chat:assigned', 'chat:unassigned',
@@ -53,7 +53,7 @@ describe('payload', () => {
     expect(formatPayloadTimestamp(Date.UTC(2026, 0, 5, 3, 4, 5, 999))).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4}$/);
   });
 
-  it('buildMessageEvent: the SPEC.md 2.5 shape with attachments, reactions as strings and reply_to_uid', () => {
+  it('buildMessageEvent: the docs/api-behaviour.md shape with attachments, reactions as strings and reply_to_uid', () => {
     const payload = buildMessageEvent('message:received:new', { chat, account, message });
     expect(payload).toEqual({
       event_type: 'message:received:new',

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { STORES, storeDatabase, type Store } from '../support/store-engine.js';
-import { webhookEngine } from './engine-helpers.js';
+import { webhookEngine } from '../support/webhook-engine.js';
 
 const drops: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { WEBHOOK_CAPS } from '../../src/workers/webhook-runner.js';
-import { startReceiver, type Receiver } from './helpers.js';
+import { startReceiver, type Receiver } from '../support/webhook-helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
-import { buildServer } from '../../src/http/build-server.js';
+import { buildServer } from '../../src/http/server/build-server.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 

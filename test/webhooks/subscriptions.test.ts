@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectSvcError } from '../support/engine-fixtures.js';
-import { webhookEngine } from './engine-helpers.js';
+import { webhookEngine } from '../support/webhook-engine.js';
 
 describe('webhook subscriptions', () => {
   it('create: returns the SPEC 2.4 record with the secret, once; get leaves it out', async () => {

@@ -4,7 +4,7 @@
  */
 import { expect, it } from 'vitest';
 import { expectCode, waitForStatus, type ContractTarget } from '../contract/contract-target.js';
-import { startReceiver } from './helpers.js';
+import { startReceiver } from '../support/webhook-helpers.js';
 
 async function until(check: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {
   const start = Date.now();

@@ -72,7 +72,7 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
   registerAdminInstance(admin, ctx, withEngine);
 }
 
-/** `svc admin partner create`: issues a Partner ID and Secret out of band (DESIGN.md 6). */
+/** `svc admin partner create`: issues a Partner ID and Secret out of band (docs/api-behaviour.md). */
 function registerAdminPartner(admin: Command, ctx: CliContext): void {
   admin
     .command('partner')

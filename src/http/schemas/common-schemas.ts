@@ -8,7 +8,7 @@ import { MAX_PAGE } from '../../engine/paging.js';
 /** JSON Schema as route definitions hold it. */
 export type JsonSchema = Record<string, unknown>;
 
-/** The error body of SPEC.md 2.3 plus the stable `error_code` of DESIGN.md section 4. */
+/** The error body of docs/api-behaviour.md plus the stable `error_code` of docs/api-behaviour.md. */
 export const errorBodySchema = {
   type: 'object',
   description: 'Error body',
@@ -28,7 +28,7 @@ export const envelope = (data: JsonSchema): JsonSchema => ({
   properties: { status: { type: 'string', enum: ['ok'] }, data },
 });
 
-/** A page of a list (DESIGN.md section 4: 50 a page, `has_more_pages`). */
+/** A page of a list (docs/api-behaviour.md: 50 a page, `has_more_pages`). */
 export const pageOf = (item: JsonSchema): JsonSchema => ({
   type: 'object',
   required: ['items', 'page', 'has_more_pages'],
@@ -39,7 +39,7 @@ export const pageOf = (item: JsonSchema): JsonSchema => ({
   },
 });
 
-/** A 401 carries no body (SPEC.md section 5). */
+/** A 401 carries no body (docs/api-behaviour.md). */
 const noBody = { description: 'Token missing or invalid; no body', type: 'null' } as const;
 
 /**

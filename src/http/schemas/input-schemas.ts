@@ -13,7 +13,7 @@ const body = (properties: Record<string, JsonSchema>, required: string[] = []): 
   properties,
 });
 
-/** SPEC.md 2.1: fields shared by every send endpoint. */
+/** docs/api-behaviour.md: fields shared by every send endpoint. */
 const sendFields = {
   text: { type: 'string', description: 'Plain-text body; line breaks are \\n' },
   file_uid: { type: 'string', description: 'Uid of an uploaded file to attach' },

@@ -7,7 +7,7 @@ import { envelope, errorBodySchema, type JsonSchema } from './common-schemas.js'
 const id = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 const time = { type: 'string', format: 'date-time' } as const;
 
-/** The 401 body: the usual error body plus `rule`, the DESIGN.md 6 rule that failed. */
+/** The 401 body: the usual error body plus `rule`, the docs/api-behaviour.md rule that failed. */
 export const partnerAuthErrorSchema = {
   ...errorBodySchema,
   title: 'PartnerAuthError',

@@ -1,6 +1,6 @@
 /**
  * The bodies svc POSTs to webhook receivers, as JSON Schema for the OpenAPI 3.1 `webhooks` section. They
- * mirror src/webhooks/payload.ts (SPEC.md 2.5) and the partner events (DESIGN.md 5); a test validates real
+ * mirror src/webhooks/payload.ts (docs/api-behaviour.md) and the partner events (docs/api-behaviour.md); a test validates real
  * deliveries against them.
  */
 import { ACCOUNT_EVENT_TYPES, CHAT_EVENT_TYPES, MESSAGE_EVENT_TYPES } from '../../webhooks/payload.js';
@@ -15,7 +15,7 @@ const object = (title: string, properties: Record<string, JsonSchema>, optional:
   properties,
 });
 
-// SPEC.md 2.5's timestamp form, used by every workspace event.
+// docs/api-behaviour.md's timestamp form, used by every workspace event.
 const payloadTime = { type: 'string', description: 'YYYY-MM-DD HH:MM:SS +ZZZZ', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} [+-]\\d{4}$' } as const;
 
 const party = object('WebhookParty', { full_name: nullableStr, phone: str });

@@ -1,5 +1,5 @@
 /**
- * Schemas of the webhook routes (SPEC.md 2.4 and 4.4, DESIGN.md 4): the subscription record, the attempt log
+ * Schemas of the webhook routes (docs/api-behaviour.md): the subscription record, the attempt log
  * and the bodies. The event list is a parameter, so the partner area can serve the same routes with its events.
  */
 import type { JsonSchema } from './common-schemas.js';
@@ -19,7 +19,7 @@ const object = (title: string, properties: Record<string, JsonSchema>): JsonSche
 
 const record = { id: int, event_type: str, enabled: bool, url: str, errors_counter: int };
 
-/** SPEC.md 2.4. */
+/** docs/api-behaviour.md. */
 export const webhookSchema = object('Webhook', record);
 
 /** The creation answer: the record plus the secret, shown this once. */

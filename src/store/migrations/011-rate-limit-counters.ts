@@ -2,7 +2,7 @@ import type { MigrationSource } from './migration.js';
 
 /**
  * Version 11: the rate limit becomes a sliding window (ARCHITECTURE.md, "The rate limit"). A single
- * `svc serve` on SQLite counts it in memory (src/http/sliding-window.ts), so nothing changes on SQLite; the
+ * `svc serve` on SQLite counts it in memory (src/http/server/sliding-window.ts), so nothing changes on SQLite; the
  * version exists so both stores keep the same numbers. Version 9's `rate_limit_windows` stays, empty.
  */
 export const RATE_LIMIT_COUNTERS: MigrationSource = {

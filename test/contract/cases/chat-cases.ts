@@ -1,4 +1,4 @@
-/** Chats (DESIGN.md section 4): list, get, rename, assign and unassign, paging, messages of a chat. */
+/** Chats (docs/api-behaviour.md): list, get, rename, assign and unassign, paging, messages of a chat. */
 import { expect, it } from 'vitest';
 import type { CaseGroup } from '../contract-cases.js';
 

@@ -1,4 +1,4 @@
-/** The error catalogue as both clients throw it: not_found, validation_error, conflict (DESIGN.md section 4). */
+/** The error catalogue as both clients throw it: not_found, validation_error, conflict (docs/api-behaviour.md). */
 import { expect, it } from 'vitest';
 import type { CaseGroup } from '../contract-cases.js';
 import { bytes, expectCode } from '../contract-target.js';

@@ -1,4 +1,4 @@
-/** Files (DESIGN.md section 4): upload, list, get with a pre-signed link that downloads, delete. */
+/** Files (docs/api-behaviour.md): upload, list, get with a pre-signed link that downloads, delete. */
 import { expect, it } from 'vitest';
 import type { CaseGroup } from '../contract-cases.js';
 import { bytes, expectCode } from '../contract-target.js';

@@ -1,4 +1,4 @@
-/** Sending (SPEC.md 4.1-4.3, 8): statuses, credits, restores, quota, and the three ways to address a chat. */
+/** Sending (docs/api-behaviour.md): statuses, credits, restores, quota, and the three ways to address a chat. */
 import { expect, it } from 'vitest';
 import type { CaseGroup } from '../contract-cases.js';
 import { bytes, expectCode, waitForStatus } from '../contract-target.js';
