@@ -1,8 +1,9 @@
 /**
  * Which test files are unit tests and which are integration tests, read from what each file uses, so a new
  * file needs no list to be kept: a file is an integration test when it, or a helper of test/ it imports
- * (followed through relative imports), starts processes, opens PostgreSQL, drives a browser, or runs the
- * built package. Everything else runs in one process on SQLite in memory or on a temporary file.
+ * (followed through relative imports), starts processes, opens PostgreSQL, drives a browser, runs the built
+ * package, or serves real HTTP on loopback (receivers that answer on real timers). Everything else runs in one
+ * process, on SQLite, through Fastify's inject and fake clocks.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -14,6 +15,7 @@ const INTEGRATION_MARKERS = [
   /support\/compiled-engine\.js'/,
   /chromium|puppeteer|playwright/i,
   /\bdist\//,
+  /from 'node:http'/,
 ];
 
 const importsOf = (file: string, source: string): string[] =>
