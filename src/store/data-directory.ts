@@ -9,6 +9,7 @@ import {
   linkSync,
   mkdirSync,
   openSync,
+  readdirSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -49,6 +50,7 @@ export function prepareDataFile(dbPath: string): DataFileState {
   if (missingDirectories(dir).length > 0) return 'missing';
   tighten(dir);
   const writable = canWrite(dir);
+  if (writable) sweepAbandonedCreations(dir, basename(dbPath));
   const file = statOrNull(dbPath);
   const wal = statOrNull(`${dbPath}-wal`);
   if (file === null) {
@@ -103,6 +105,27 @@ export function createDataFile(dbPath: string, build: (path: string) => void): v
   }
   removeTemp(); // svc.db is now a second name of the same file
   syncDirectory(dir);
+}
+
+/**
+ * Removes what a creation killed half-way left behind (`svc.db.new-PID-...` and its journal files): only those
+ * whose process is gone, so a creation running now in another process keeps its file.
+ */
+function sweepAbandonedCreations(dir: string, base: string): void {
+  const leftover = new RegExp(`^${base.replace(/\./g, '\\.')}\\.new-(\\d+)-[0-9a-f]+(-journal|-wal|-shm)?$`);
+  for (const name of readdirSync(dir)) {
+    const pid = leftover.exec(name)?.[1];
+    if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(dir, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, but another user's
+  }
 }
 
 /** Gives `temp` the name `dbPath` unless a file has it already (then someone else created it first). */

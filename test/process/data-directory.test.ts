@@ -100,6 +100,20 @@ describe('data directory: damaged storage', () => {
     }
   });
 
+  it('what a creation killed half-way left (svc.db.new-PID-...) is swept once its process is gone, not while it runs', () => {
+    const dir = seeded();
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const deadPid = Number(gone.stdout);
+    const abandoned = [`svc.db.new-${deadPid}-0a1b2c3d`, `svc.db.new-${deadPid}-0a1b2c3d-journal`];
+    const running = `svc.db.new-${process.pid}-4e5f6a7b`; // this test's process is alive: a creation in progress
+    for (const name of [...abandoned, running]) writeFileSync(join(dir, name), 'half');
+    expect(svc(['chats', 'list', '--data', dir]).code).toBe(0);
+    const left = readdirSync(dir);
+    for (const name of abandoned) expect(left).not.toContain(name);
+    expect(left).toContain(running);
+    expect(left).toContain('svc.db');
+  });
+
   it('a missing svc.db with its svc.db-wal still beside it is refused, not started afresh over that WAL', () => {
     const dir = seeded();
     const path = join(dir, 'svc.db');
