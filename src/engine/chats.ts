@@ -5,7 +5,7 @@ import { isoTime } from '../wire/clock.js';
 import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
 import { conflict, invalid, notFound } from '../wire/errors.js';
 import { assertId } from './ids.js';
-import { pageOf } from './paging.js';
+import { PAGE_SIZE, pageOf } from './paging.js';
 
 /** Longest chat name a caller may choose, on every path (send's chat_name, rename, to_chat_name). */
 export const MAX_CHAT_NAME = 200;
@@ -71,7 +71,14 @@ export async function chatOfWorkspace(ctx: EngineContext, workspaceId: number, c
 }
 
 export function listChats(ctx: EngineContext, workspaceId: number, page: number): Promise<Page<ChatDto>> {
-  return pageOf(page, (limit, offset) => ctx.stores.chats.page(workspaceId, limit, offset), (row) => chatDto(ctx, row));
+  let labels = new Map<number, string[]>();
+  const read = async (limit: number, offset: number): Promise<ChatRow[]> => {
+    const rows = await ctx.stores.chats.page(workspaceId, limit, offset);
+    // The page's labels in one statement rather than one per chat.
+    labels = await ctx.stores.chats.labelsOfChats(rows.slice(0, PAGE_SIZE).map((row) => row.id));
+    return rows;
+  };
+  return pageOf(page, read, (row) => chatDto(ctx, row, labels.get(row.id) ?? []));
 }
 
 /** Renames a chat and assigns or unassigns it ("" unassigns), emitting chat:assigned / chat:unassigned. */
@@ -106,7 +113,8 @@ export function updateChat(ctx: EngineContext, workspaceId: number, chatId: numb
   });
 }
 
-export const chatDto = async (ctx: EngineContext, row: ChatRow): Promise<ChatDto> => ({
+/** `labels` when the caller read them already (a page of chats reads them in one statement). */
+export const chatDto = async (ctx: EngineContext, row: ChatRow, labels?: string[]): Promise<ChatDto> => ({
   id: row.id,
   name: row.name,
   phone: row.contact_phone,
@@ -115,6 +123,6 @@ export const chatDto = async (ctx: EngineContext, row: ChatRow): Promise<ChatDto
   // Absent, not null, while nobody is responsible: a client generated from the plain string types accepts it.
   ...(row.responsible_email === null ? {} : { responsible_email: row.responsible_email }),
   ...(row.responsible_name === null ? {} : { responsible_name: row.responsible_name }),
-  labels: await ctx.stores.chats.labelsOf(row.id),
+  labels: labels ?? (await ctx.stores.chats.labelsOf(row.id)),
   created_at: isoTime(row.created_at),
 });

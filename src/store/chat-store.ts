@@ -53,6 +53,13 @@ const ATTACH_LABEL = query('INSERT INTO chat_labels (chat_id, label_id) VALUES (
 const LABELS_OF = query<{ name: string }>(
   'SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.chat_id = @chatId ORDER BY l.name',
 );
+// The labels of a page of chats in one statement (the ids as a JSON array), not one statement per chat.
+const LABELS_OF_CHATS = query<{ chat_id: number; name: string }>({
+  sqlite: `SELECT cl.chat_id, l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id IN (SELECT value FROM json_each(@ids)) ORDER BY cl.chat_id, l.name`,
+  postgres: `SELECT cl.chat_id, l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id IN (SELECT CAST(value AS BIGINT) FROM jsonb_array_elements_text(CAST(@ids AS jsonb))) ORDER BY cl.chat_id, l.name`,
+});
 
 /** Chats and their labels. Names are unique per workspace (enforced by the schema). */
 export function createChatStore(sql: SqlExecutor) {
@@ -79,5 +86,16 @@ export function createChatStore(sql: SqlExecutor) {
       await sql.run(ATTACH_LABEL, { chatId, labelId });
     },
     labelsOf: async (chatId: number): Promise<string[]> => (await sql.all(LABELS_OF, { chatId })).map((row) => row.name),
+    /** Labels by chat id for several chats; a chat without labels has no entry. */
+    labelsOfChats: async (chatIds: readonly number[]): Promise<Map<number, string[]>> => {
+      const labels = new Map<number, string[]>();
+      if (chatIds.length === 0) return labels;
+      for (const row of await sql.all(LABELS_OF_CHATS, { ids: JSON.stringify(chatIds) })) {
+        const names = labels.get(row.chat_id) ?? [];
+        names.push(row.name);
+        labels.set(row.chat_id, names);
+      }
+      return labels;
+    },
   };
 }

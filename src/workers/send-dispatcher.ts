@@ -6,6 +6,9 @@ import { restoreCredits } from '../engine/credits.js';
 import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
 
+/** Most messages one claim transaction takes, one per account whose head is due. */
+const SEND_BATCH = 32;
+
 interface ClaimedSend {
   jobId: number;
   message: MessageRow;
@@ -20,30 +23,36 @@ interface ClaimedSend {
  */
 export function createSendDispatcher(ctx: EngineContext, owner: string = processOwner()): JobRunner {
   const reapDeadLeases = createDeadLeaseReaper(ctx.stores.jobs, ctx.clock);
-  const claim = async (): Promise<ClaimedSend | null> => {
+  const claimBatch = async (): Promise<ClaimedSend[]> => {
     // A plain read first: most polls find nothing due, and they should not take the write lock for it.
-    if ((await ctx.stores.jobs.dueSend(ctx.clock.now())) === undefined) return null;
-    // Read committed: on PostgreSQL the claim locks the job it takes and its account (SKIP LOCKED), so replicas
-    // racing for the same job skip to the next instead of failing and retrying; the account's next send slot
-    // is reserved before that lock is released at the commit, so spacing holds across replicas.
+    if ((await ctx.stores.jobs.dueSend(ctx.clock.now())) === undefined) return [];
+    // Read committed: on PostgreSQL the claim locks the jobs it takes and their accounts (SKIP LOCKED), so
+    // replicas racing for the same job skip to the next instead of failing and retrying; each account's next
+    // send slot is reserved before that lock is released at the commit, so spacing holds across replicas. One
+    // transaction claims the head of every account that is due (up to a batch): a commit per batch, not per
+    // message, and an account's next message is not due within it (its slot was just reserved).
     return inWriteTransaction(
       ctx,
       async (tx) => {
         const now = tx.clock.now();
-        const job = await tx.stores.jobs.claimSend(now);
-        if (job === undefined) return null;
-        const message = await tx.stores.messages.byId(job.ref_id);
-        const account = await tx.stores.accounts.byId(job.queue_key);
-        if (message === undefined || account === undefined) {
-          await tx.stores.jobs.remove(job.id);
-          return null;
+        const claimed: ClaimedSend[] = [];
+        while (claimed.length < SEND_BATCH) {
+          const job = await tx.stores.jobs.claimSend(now);
+          if (job === undefined) break;
+          const message = await tx.stores.messages.byId(job.ref_id);
+          const account = await tx.stores.accounts.byId(job.queue_key);
+          if (message === undefined || account === undefined) {
+            await tx.stores.jobs.remove(job.id);
+            continue;
+          }
+          await tx.stores.accounts.reserveSlot(account.id, now + (await spacingFor(tx, account.workspace_id)));
+          await tx.stores.jobs.lease(job.id, owner, now + tx.config.sendLeaseMs);
+          if (message.status === 'Pending') {
+            await tx.stores.messages.setStatus({ id: message.id, status: 'Sending', failureReason: null, networkMessageId: null, sentAt: null });
+          }
+          claimed.push({ jobId: job.id, message, account });
         }
-        await tx.stores.accounts.reserveSlot(account.id, now + (await spacingFor(tx, account.workspace_id)));
-        await tx.stores.jobs.lease(job.id, owner, now + tx.config.sendLeaseMs);
-        if (message.status === 'Pending') {
-          await tx.stores.messages.setStatus({ id: message.id, status: 'Sending', failureReason: null, networkMessageId: null, sentAt: null });
-        }
-        return { jobId: job.id, message, account };
+        return claimed;
       },
       { isolation: 'read committed' },
     );
@@ -70,22 +79,26 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     }
   };
 
-  // Finishes a message exactly once: a copy of the job finished by another process changes nothing.
-  const complete = (claimed: ClaimedSend, outcome: DeliveryOutcome): Promise<void> =>
+  // Finishes each message exactly once, a batch in one transaction: a copy of a job finished by another
+  // process changes nothing. Should the transaction fail, the leases run out and the messages are handed to
+  // the network again, which answers with its earlier result (idempotent on the uid).
+  const completeBatch = (batch: ReadonlyArray<{ claimed: ClaimedSend; outcome: DeliveryOutcome }>): Promise<void> =>
     inWriteTransaction(ctx, async (tx) => {
-      const current = await tx.stores.messages.byId(claimed.message.id);
-      // By message, not job id: SQLite reuses a deleted job's rowid, so a late finisher could hit a newer job.
-      await tx.stores.jobs.removeByRef('send', claimed.message.id);
-      if (current === undefined || current.status === 'Sent' || current.status === 'Failed') return;
-      const now = tx.clock.now();
-      const workspaceId = current.workspace_id;
-      if (outcome.status === 'sent') {
-        await tx.stores.messages.markSent(current.id, outcome.networkMessageId, now);
-        await tx.events.emit(tx, { type: 'message:sent:new', workspaceId, messageId: current.id });
-        await tx.events.emit(tx, { type: 'message:new', workspaceId, messageId: current.id });
-      } else {
-        await tx.stores.messages.setStatus({ id: current.id, status: 'Failed', failureReason: outcome.reason, networkMessageId: null, sentAt: null });
-        await restoreCredits(tx.stores.workspaces, workspaceId, current.id, current.credits, now);
+      for (const { claimed, outcome } of batch) {
+        const current = await tx.stores.messages.byId(claimed.message.id);
+        // By message, not job id: SQLite reuses a deleted job's rowid, so a late finisher could hit a newer job.
+        await tx.stores.jobs.removeByRef('send', claimed.message.id);
+        if (current === undefined || current.status === 'Sent' || current.status === 'Failed') continue;
+        const now = tx.clock.now();
+        const workspaceId = current.workspace_id;
+        if (outcome.status === 'sent') {
+          await tx.stores.messages.markSent(current.id, outcome.networkMessageId, now);
+          await tx.events.emit(tx, { type: 'message:sent:new', workspaceId, messageId: current.id });
+          await tx.events.emit(tx, { type: 'message:new', workspaceId, messageId: current.id });
+        } else {
+          await tx.stores.messages.setStatus({ id: current.id, status: 'Failed', failureReason: outcome.reason, networkMessageId: null, sentAt: null });
+          await restoreCredits(tx.stores.workspaces, workspaceId, current.id, current.credits, now);
+        }
       }
     });
 
@@ -94,9 +107,11 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     async runDue() {
       await reapDeadLeases();
       let processed = 0;
-      for (let claimed = await claim(); claimed !== null; claimed = await claim()) {
-        await complete(claimed, await deliver(claimed));
-        processed += 1;
+      for (let batch = await claimBatch(); batch.length > 0; batch = await claimBatch()) {
+        // The network calls of a batch go out together: their accounts differ, so spacing is not at stake.
+        const outcomes = await Promise.all(batch.map(deliver));
+        await completeBatch(batch.map((claimed, i) => ({ claimed, outcome: outcomes[i] as DeliveryOutcome })));
+        processed += batch.length;
       }
       return processed;
     },
