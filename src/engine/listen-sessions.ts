@@ -10,7 +10,7 @@ import type {
 } from '../wire/listen-types.js';
 import type { ListenScope, ListenSessionRow } from '../store/listen-store.js';
 import { didYouMean } from '../wire/suggest.js';
-import { EVENT_TYPES } from '../webhooks/payload.js';
+import { EVENT_TYPES } from '../wire/webhook-events.js';
 import { maxAttempts } from '../webhooks/retry-schedule.js';
 import { generateSecret, signedHeaders } from '../webhooks/signature.js';
 import { isoTime } from '../wire/clock.js';

@@ -18,23 +18,8 @@ import {
   type MessagePayload,
 } from '../wire/webhook-events.js';
 
-// The names and body shapes are wire types (the package exports them); this module builds the bodies.
-export {
-  ACCOUNT_EVENT_TYPES,
-  CHAT_EVENT_TYPES,
-  EVENT_TYPES,
-  MESSAGE_EVENT_TYPES,
-  type AccountEventPayload,
-  type AccountEventType,
-  type AccountPayload,
-  type ChatEventPayload,
-  type ChatEventType,
-  type ChatPayload,
-  type EventType,
-  type MessageEventPayload,
-  type MessageEventType,
-  type MessagePayload,
-} from '../wire/webhook-events.js';
+// The names and body shapes are wire types (src/wire/webhook-events.ts, exported by the package); this module
+// builds the bodies.
 
 /** True when `value` is one of the event identifiers a subscription may use. */
 export const isEventType = (value: unknown): value is EventType =>

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../src/http/server/build-server.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { STORES, storeDatabase, type Store } from '../support/store-engine.js';
-import { EVENT_TYPES } from '../../src/webhooks/payload.js';
+import { EVENT_TYPES } from '../../src/wire/webhook-events.js';
 import { PARTNER_EVENTS } from '../../src/engine/events.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/webhook-helpers.js';
 import { DocumentChecker } from '../support/document-checker.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countRows } from '../support/engine-fixtures.js';
-import { EVENT_TYPES } from '../../src/webhooks/payload.js';
+import { EVENT_TYPES } from '../../src/wire/webhook-events.js';
 import { fail, ok, webhookEngine } from '../support/webhook-engine.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4}$/;

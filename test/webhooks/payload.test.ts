@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ACCOUNT_EVENT_TYPES,
   buildAccountEvent,
   buildChatEvent,
   buildMessageEvent,
-  EVENT_TYPES,
   formatPayloadTimestamp,
   isEventType,
   type ChatInput,
   type MessageInput,
 } from '../../src/webhooks/payload.js';
+import { ACCOUNT_EVENT_TYPES, EVENT_TYPES } from '../../src/wire/webhook-events.js';
 
 const chat: ChatInput = {
   id: 42,

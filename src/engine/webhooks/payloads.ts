@@ -1,19 +1,7 @@
 import type { AccountRow } from '../../store/account-store.js';
 import type { ChatRow } from '../../store/chat-store.js';
-import {
-  ACCOUNT_EVENT_TYPES,
-  CHAT_EVENT_TYPES,
-  MESSAGE_EVENT_TYPES,
-  buildAccountEvent,
-  buildChatEvent,
-  buildMessageEvent,
-  type AccountInput,
-  type AccountEventType,
-  type ChatEventType,
-  type ChatInput,
-  type MessageEventType,
-  type WebhookPayload,
-} from '../../webhooks/payload.js';
+import { buildAccountEvent, buildChatEvent, buildMessageEvent, type AccountInput, type ChatInput, type WebhookPayload } from '../../webhooks/payload.js';
+import { ACCOUNT_EVENT_TYPES, CHAT_EVENT_TYPES, MESSAGE_EVENT_TYPES, type AccountEventType, type ChatEventType, type MessageEventType } from '../../wire/webhook-events.js';
 import type { EngineContext } from '../context.js';
 import type { DomainEvent } from '../events.js';
 import { presign } from '../files.js';

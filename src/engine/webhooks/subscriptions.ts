@@ -10,7 +10,7 @@ import type {
   WebhookUpdateInput,
 } from '../../wire/webhook-types.js';
 import type { WebhookRow, WebhookScope } from '../../store/webhook-store.js';
-import { EVENT_TYPES } from '../../webhooks/payload.js';
+import { EVENT_TYPES } from '../../wire/webhook-events.js';
 import { generateMessageId, generateSecret } from '../../webhooks/signature.js';
 import { validateWebhookUrl } from '../../webhooks/url-policy.js';
 import { didYouMean } from '../../wire/suggest.js';

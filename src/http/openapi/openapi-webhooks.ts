@@ -5,7 +5,7 @@
  * with the Partner Secret (partner/partner-jwt-sign.ts, added by workers/webhook-runner.ts).
  */
 import { PARTNER_EVENTS } from '../../engine/events.js';
-import { EVENT_TYPES } from '../../webhooks/payload.js';
+import { EVENT_TYPES } from '../../wire/webhook-events.js';
 import { partnerEventSchemaOf, workspaceEventSchema } from '../schemas/webhook-payload-schemas.js';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -3,7 +3,7 @@
  * mirror src/webhooks/payload.ts (docs/api-behaviour.md) and the partner events (docs/api-behaviour.md); a test validates real
  * deliveries against them.
  */
-import { ACCOUNT_EVENT_TYPES, CHAT_EVENT_TYPES, MESSAGE_EVENT_TYPES } from '../../webhooks/payload.js';
+import { ACCOUNT_EVENT_TYPES, CHAT_EVENT_TYPES, MESSAGE_EVENT_TYPES } from '../../wire/webhook-events.js';
 import type { JsonSchema } from './common-schemas.js';
 
 const str = { type: 'string' } as const;

@@ -6,7 +6,7 @@
  * dropped is pushed again on the next one.
  */
 import type { ListenOpenInput, ListenResultInput } from '../../../wire/listen-types.js';
-import { EVENT_TYPES } from '../../../webhooks/payload.js';
+import { EVENT_TYPES } from '../../../wire/webhook-events.js';
 import { startListenFeed } from '../../../webhooks/listen-feed.js';
 import { WEBHOOKS_WAKE } from '../../../engine/webhooks/runtime.js';
 import type { FastifyRequest } from 'fastify';

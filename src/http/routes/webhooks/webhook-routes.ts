@@ -17,7 +17,7 @@ import {
   webhookUpdateBody,
 } from '../../schemas/webhook-schemas.js';
 import { triggerEventBody, triggeredEventSchema } from '../../schemas/trigger-schemas.js';
-import { EVENT_TYPES } from '../../../webhooks/payload.js';
+import { EVENT_TYPES } from '../../../wire/webhook-events.js';
 
 /** How a route finds the subscriptions of the authenticated caller (a workspace, or a partner). */
 export type WebhookScopeOf = (ctx: RouteContext, request: FastifyRequest) => WebhookSubscriptionsApi;
