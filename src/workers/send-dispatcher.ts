@@ -3,8 +3,12 @@ import type { AccountRow } from '../store/account-store.js';
 import type { MessageRow } from '../store/message-store.js';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { restoreCredits } from '../engine/credits.js';
+import { isSvcError } from '../wire/errors.js';
 import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
+
+/** A delivery that could not be attempted for a passing reason (the store busy): claimed again later. */
+const TRY_AGAIN = Symbol('try again');
 
 /** Most messages one claim transaction takes, one per account whose head is due. */
 const SEND_BATCH = 32;
@@ -59,7 +63,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   };
 
   // Outside any transaction: the network may take seconds, and no lock or connection is held meanwhile.
-  const deliver = async ({ message, account }: ClaimedSend): Promise<DeliveryOutcome> => {
+  const deliver = async ({ message, account }: ClaimedSend): Promise<DeliveryOutcome | typeof TRY_AGAIN> => {
     if (account.status !== 'connected') {
       return { status: 'failed', reason: 'account_not_connected', detail: `account ${account.phone} is ${account.status}` };
     }
@@ -74,16 +78,34 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
         replyToUid: message.reply_to_uid,
       });
     } catch (error) {
+      // The store busy or unreachable (the simulated network keeps its records in it) is not the network
+      // refusing the message: it goes out again at the next claim, and the driver answers with the earlier
+      // result if it was handed over after all.
+      if (isSvcError(error) && error.code === 'unavailable') return TRY_AGAIN;
       ctx.logger.error('network driver failed', { messageUid: message.uid, error: String(error) });
       return { status: 'failed', reason: 'network_error', detail: 'the network did not accept the message' };
+    }
+  };
+
+  // A message to try again: its lease is ended now, so the next claim (after the account's spacing) takes it.
+  const releaseForRetry = async (claimed: readonly ClaimedSend[]): Promise<void> => {
+    if (claimed.length === 0) return;
+    try {
+      await inWriteTransaction(ctx, async (tx) => {
+        for (const { jobId } of claimed) await tx.stores.jobs.lease(jobId, owner, tx.clock.now());
+      });
+    } catch (error) {
+      // Still busy: the leases run out by themselves (sendLeaseMs) and the messages are claimed then.
+      ctx.logger.error('could not release send leases', { error: String(error) });
     }
   };
 
   // Finishes each message exactly once, a batch in one transaction: a copy of a job finished by another
   // process changes nothing. Should the transaction fail, the leases run out and the messages are handed to
   // the network again, which answers with its earlier result (idempotent on the uid).
-  const completeBatch = (batch: ReadonlyArray<{ claimed: ClaimedSend; outcome: DeliveryOutcome }>): Promise<void> =>
-    inWriteTransaction(ctx, async (tx) => {
+  const completeBatch = async (batch: ReadonlyArray<{ claimed: ClaimedSend; outcome: DeliveryOutcome }>): Promise<void> => {
+    if (batch.length === 0) return;
+    await inWriteTransaction(ctx, async (tx) => {
       for (const { claimed, outcome } of batch) {
         const current = await tx.stores.messages.byId(claimed.message.id);
         // By message, not job id: SQLite reuses a deleted job's rowid, so a late finisher could hit a newer job.
@@ -101,6 +123,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
         }
       }
     });
+  };
 
   return {
     name: 'send',
@@ -110,8 +133,12 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       for (let batch = await claimBatch(); batch.length > 0; batch = await claimBatch()) {
         // The network calls of a batch go out together: their accounts differ, so spacing is not at stake.
         const outcomes = await Promise.all(batch.map(deliver));
-        await completeBatch(batch.map((claimed, i) => ({ claimed, outcome: outcomes[i] as DeliveryOutcome })));
-        processed += batch.length;
+        const done = batch.flatMap((claimed, i) => (outcomes[i] === TRY_AGAIN ? [] : [{ claimed, outcome: outcomes[i] as DeliveryOutcome }]));
+        await completeBatch(done);
+        await releaseForRetry(batch.filter((_, i) => outcomes[i] === TRY_AGAIN));
+        processed += done.length;
+        // Only retries left: the next claim would find them again at once; leave them to the next poll.
+        if (done.length === 0) break;
       }
       return processed;
     },

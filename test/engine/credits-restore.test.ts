@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import type { NetworkDriver } from '../../src/network/driver.js';
+import { SvcError } from '../../src/wire/errors.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
@@ -55,6 +56,30 @@ describe('credits: restored when a send fails', () => {
     await engine.workers.runDue();
     expect(await api.getMessage(sent.message_uid)).toMatchObject({ status: 'Failed', failure_reason: 'network_error' });
     expect((await api.getWorkspace()).messaging_quota.used).toBe(0);
+  });
+
+  it('dispatcher: a driver that finds the store busy -> tried again later, not Failed; its credit kept', async () => {
+    let calls = 0;
+    const busyOnce: NetworkDriver = {
+      name: 'busy-once',
+      start: () => undefined,
+      deliver: async () => {
+        calls += 1;
+        if (calls === 1) throw new SvcError('unavailable', 'the database is busy: another process holds its write lock');
+        return { status: 'sent', networkMessageId: 'net-1' };
+      },
+      stop: async () => undefined,
+    };
+    const { api, engine, clock } = await testEngine({ network: busyOnce });
+    const sent = await api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
+    await engine.workers.runDue();
+    expect(await api.getMessage(sent.message_uid)).toMatchObject({ status: 'Sending' });
+    expect((await api.getWorkspace()).messaging_quota.used).toBe(1);
+    clock.advance(3_000); // the account's send spacing
+    await engine.workers.runDue();
+    expect(await api.getMessage(sent.message_uid)).toMatchObject({ status: 'Sent' });
+    expect((await api.getWorkspace()).messaging_quota.used).toBe(1);
+    expect(calls).toBe(2);
   });
 
   it('dispatcher: a message is restored once, even when a stalled process finishes it again', async () => {
