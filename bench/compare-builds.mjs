@@ -8,12 +8,12 @@
 //   BENCH_STORE=postgres node bench/compare-builds.mjs ../svc-before .   # each server on a fresh PostgreSQL
 //                                                        # database (SVC_BENCH_PG_URL), its backends' CPU counted too
 // (bench/stores.mjs compares builds on both stores, for sends and incoming messages.)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { startServer } from './lib.mjs';
+import { cpuMs, startServer } from './lib.mjs';
+import { backendsCpuMs, freshDatabase } from './pg-admin.mjs';
 import { loadSends, prepareWorkspace } from './post-messages.mjs';
 import { wrk } from './wrk.mjs';
 
@@ -28,55 +28,32 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const connections = 32;
 const body = JSON.stringify({ phone: '+14155550123', text: 'Hello from the bench' });
 
-/** CPU time (user + system, every thread) a process has used so far, in ms. */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-}
-
 const onPostgres = process.env.BENCH_STORE === 'postgres';
-const adminUrl = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function admin(sql, params) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** CPU ms so far of the PostgreSQL backends connected to `name`. */
-const backendsCpuMs = async (name) =>
-  new Map((await admin('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).map((row) => [row.pid, cpuMs(row.pid)]));
 
 async function measureBuild(dir, round) {
   const svc = join(dir, 'bin', 'svc.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-compare-'));
-  const dbName = `svc_compare_${process.pid}_${round}`;
-  const url = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
-  if (onPostgres) await admin(`CREATE DATABASE ${dbName}`);
+  const database = onPostgres ? await freshDatabase(`compare_${round}`) : undefined;
   try {
-    const target = onPostgres ? ['--database', url] : ['--data', dataDir];
+    const target = database !== undefined ? ['--database', database.url] : ['--data', dataDir];
     const created = prepareWorkspace(svc, target);
     const server = await startServer(process.execPath, [svc, 'serve', '--port', '0', ...target, '--rate-limit', '100000000', '--log-format', 'none']);
     const before = cpuMs(server.pid);
-    const pgBefore = onPostgres ? await backendsCpuMs(dbName) : undefined;
+    const pgBefore = database !== undefined ? await backendsCpuMs(database.name) : undefined;
     const result = await loadSends(server, created.token, { seconds, connections });
     const perRequest = (ms) => Math.round((ms * 1000) / result.total_requests);
     const cpuUsPerRequest = perRequest(cpuMs(server.pid) - before);
     let postgres = {};
     if (pgBefore !== undefined) {
       let used = 0;
-      for (const [pid, ms] of await backendsCpuMs(dbName)) used += ms - (pgBefore.get(pid) ?? 0);
+      for (const [pid, ms] of await backendsCpuMs(database.name)) used += ms - (pgBefore.get(pid) ?? 0);
       postgres = { postgres_cpu_us_per_request: perRequest(used) };
     }
     await server.stop();
     return { requests_per_second: result.requests_per_second, cpu_us_per_request: cpuUsPerRequest, ...postgres, non_2xx: result.non_2xx };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
-    if (onPostgres) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await database?.drop();
   }
 }
 

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { request } from 'undici';
 
 /** Starts a child process and resolves with its URL once it prints `listening on URL`. */
 export function startServer(command, args, env = {}) {
@@ -62,5 +63,35 @@ export function peakRssMiB(pid) {
     return Math.round(kib / 1024);
   } catch {
     return null;
+  }
+}
+
+/** CPU time (user + system, every thread) a process has used so far, in ms; 0 for a process that is gone. */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+  } catch {
+    return 0;
+  }
+}
+
+/** A JSON call to a bench server or receiver: the parsed body (null for an empty or `ok` one); throws on >= 300. */
+export const call = async (url, { method = 'GET', token, body } = {}) => {
+  const res = await request(url, {
+    method, body: body === undefined ? null : JSON.stringify(body),
+    headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${text}`);
+  return text === '' || text === 'ok' ? null : JSON.parse(text);
+};
+
+/** Polls `check` every 50 ms until it returns a value or `deadline` (performance.now()) passes. */
+export async function waitFor(check, deadline) {
+  for (;;) {
+    const value = await check();
+    if (value !== undefined || performance.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 50));
   }
 }

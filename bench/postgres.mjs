@@ -6,32 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { peakRssMiB, startServer } from './lib.mjs';
+import { freshDatabase } from './pg-admin.mjs';
 import { prepareWorkspace } from './post-messages.mjs';
 import { wrk } from './wrk.mjs';
 
-const adminUrl = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const body = JSON.stringify({ phone: '+14155550123', text: 'Hello from the bench' });
 const round = (n) => Math.round(n * 100) / 100;
-
-async function withAdmin(fn) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function freshDatabase(label) {
-  const name = `svc_bench_${label}_${process.pid}`;
-  await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name}`).then(() => c.query(`CREATE DATABASE ${name}`)));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
-}
 
 const serveArgs = (svc, target) => [svc, 'serve', '--port', '0', ...target, '--rate-limit', '100000000'];
 

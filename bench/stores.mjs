@@ -7,52 +7,16 @@
 //   node bench/stores.mjs [BUILT_CHECKOUT ...]     # several builds: each measured on both stores, same rounds
 //   BENCH_ROUNDS (2), BENCH_SECONDS (8), BENCH_CONNECTIONS (32), SVC_BENCH_PG_URL
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { startServer } from './lib.mjs';
+import { cpuMs, startServer } from './lib.mjs';
+import { backendsCpuMs, freshDatabase } from './pg-admin.mjs';
 import { wrk } from './wrk.mjs';
 
-const adminUrl = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TENANTS = 8;
-
-async function withAdmin(fn) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 let databases = 0;
-async function freshDatabase() {
-  databases += 1;
-  const name = `svc_bench_stores_${process.pid}_${databases}`;
-  await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name}`).then(() => c.query(`CREATE DATABASE ${name}`)));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { name, url: url.toString(), drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
-}
-
-/** CPU time (user + system) a process has used so far, in ms; 0 for a process that is gone. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU ms so far of every PostgreSQL backend connected to `database`, by pid. */
-async function backendCpu(database) {
-  const pids = await withAdmin(async (c) => (await c.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database])).rows.map((r) => r.pid));
-  return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
-}
 
 /** A workspace with a connected sim account, made with the CLI as an operator would. */
 function prepareWorkspace(svc, target, n) {
@@ -76,7 +40,7 @@ async function runOne(svc, target, kind, tenants, load, pgName) {
   try {
     const request = REQUESTS[kind];
     const cpuBefore = cpuMs(server.pid);
-    const pgBefore = pgName === undefined ? undefined : await backendCpu(pgName);
+    const pgBefore = pgName === undefined ? undefined : await backendsCpuMs(pgName);
     const result = await wrk({
       url: `${server.url}${request.path}`, seconds: load.seconds, connections: load.connections, body: request.body(workspaces[0]),
       headers: { 'content-type': 'application/json' },
@@ -85,7 +49,7 @@ async function runOne(svc, target, kind, tenants, load, pgName) {
     const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, result.total_requests));
     const out = { ...result, svc_cpu_us_per_request: perRequest(cpuMs(server.pid) - cpuBefore) };
     if (pgBefore !== undefined) {
-      const pgAfter = await backendCpu(pgName);
+      const pgAfter = await backendsCpuMs(pgName);
       let used = 0;
       for (const [pid, ms] of pgAfter) used += ms - (pgBefore.get(pid) ?? 0);
       out.postgres_cpu_us_per_request = perRequest(used);
@@ -106,7 +70,8 @@ async function onSqlite(svc, kind, tenants, load) {
 }
 
 async function onPostgres(svc, kind, tenants, load) {
-  const database = await freshDatabase();
+  databases += 1;
+  const database = await freshDatabase(`stores_${databases}`);
   try {
     return await runOne(svc, ['--database', database.url], kind, tenants, load, database.name);
   } finally {

@@ -8,35 +8,18 @@
 // Rounds alternate the builds and the stores. PostgreSQL runs get a fresh database (SVC_BENCH_PG_URL names the
 // server), dropped after. Loopback only, bounded in time.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { request } from 'undici';
-import { percentile, startServer } from './lib.mjs';
+import { call, cpuMs, percentile, startServer, waitFor } from './lib.mjs';
+import { freshDatabase } from './pg-admin.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const run = promisify(execFile);
 const round2 = (n) => Math.round(n * 100) / 100;
-const adminUrl = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-const call = async (url, { method = 'GET', token, body } = {}) => {
-  const res = await request(url, {
-    method, body: body === undefined ? null : JSON.stringify(body),
-    headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${text}`);
-  return text === '' || text === 'ok' ? null : JSON.parse(text);
-};
-
-/** CPU time (user + system, every thread) a process has used so far, in ms. */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-}
 
 /** The bucket bound (ms) at which a histogram of /metrics passes p % of its count: a coarse percentile. */
 function histogramMs(metrics, name, p) {
@@ -51,13 +34,6 @@ function histogramMs(metrics, name, p) {
   return hit === undefined || total === 0 ? null : `<= ${hit[0] * 1000}`;
 }
 
-async function waitFor(check, deadline) {
-  for (;;) {
-    const value = await check();
-    if (value !== undefined || performance.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A workspace with a high quota, sends unspaced (Business plan), one connected account and subscriptions to `events`. */
 export async function benchWorkspace(svc, target, server, name, phone, events, receiverUrl) {
@@ -124,27 +100,14 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate }
   };
 }
 
-async function withAdmin(fn) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A fresh store for one run: a data directory, or a PostgreSQL database dropped after. */
 async function freshStore(store, label) {
   if (store === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-bench-latency-'));
     return { target: ['--data', dir], drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const name = `svc_bench_latency_${label}_${process.pid}`;
-  await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name}`).then(() => c.query(`CREATE DATABASE ${name}`)));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { target: ['--database', url.toString()], drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
+  const database = await freshDatabase(`latency_${label}`);
+  return { target: ['--database', database.url], drop: database.drop };
 }
 
 /** One mixed-load run of the build in `dir` on a fresh `store`. */

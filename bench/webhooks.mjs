@@ -8,46 +8,19 @@
 //  - mixed load: about 400 requests/s of sends, incoming messages and reads over 4 workspaces whose
 //    subscriptions all point at a healthy receiver; p50/p99 from a send (or an incoming message) being posted
 //    to its first webhook arriving, and how many deliveries are still queued when the load stops.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { request } from 'undici';
-import { startServer } from './lib.mjs';
-import { mixedLoad } from './webhook-latency.mjs';
+import { call, startServer, waitFor } from './lib.mjs';
+import { benchWorkspace, mixedLoad } from './webhook-latency.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const run = promisify(execFile);
 const round2 = (n) => Math.round(n * 100) / 100;
 const IN_FLIGHT = 8;
-
-const call = async (url, { method = 'GET', token, body } = {}) => {
-  const res = await request(url, {
-    method, body: body === undefined ? null : JSON.stringify(body),
-    headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${text}`);
-  return text === '' || text === 'ok' ? null : JSON.parse(text);
-};
-const waitFor = async (check, deadline) => {
-  for (;;) {
-    const value = await check();
-    if (value !== undefined || performance.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
-
-/** A workspace with a high quota, sends unspaced (Business plan), one connected account and subscriptions to `events`. */
-async function workspace(cli, server, name, phone, events, receiverUrl) {
-  const { workspace_id: ws, token } = JSON.parse(cli('admin', 'workspace', 'create', '--name', name, '--quota', '100000000', '--json'));
-  cli('admin', 'workspace', 'update', String(ws), '--plan', 'business', '--send-interval', '0');
-  await call(`${server.url}/sim/accounts/connect`, { method: 'POST', token, body: { phone } });
-  for (const event_type of events) await call(`${server.url}/api/webhooks`, { method: 'POST', token, body: { event_type, url: `${receiverUrl}/hook` } });
-  return { ws, token, phone };
-}
 
 /**
  * One drain: `events` deliveries queued while the receiver holds every request, then the gate opens and the
@@ -76,12 +49,11 @@ export async function measureWebhooks(svc, { seconds = 10 } = {}) {
   const mixedRate = Number(process.env.BENCH_MIXED_RATE ?? 400);
   const drainRounds = Number(process.env.BENCH_DRAIN_ROUNDS ?? 3);
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-hooks-'));
-  const cli = (...args) => execFileSync(process.execPath, [svc, ...args, '--data', dataDir], { encoding: 'utf8' });
   const receiver = await startServer(process.execPath, [join(here, 'receiver.mjs')]);
   let server;
   try {
     server = await startServer(process.execPath, [svc, 'serve', '--port', '0', '--dev', '--data', dataDir, '--rate-limit', '100000000']);
-    const one = await workspace(cli, server, 'Drain', '+15550007001', ['message:received:new'], receiver.url);
+    const one = await benchWorkspace(svc, ['--data', dataDir], server, 'Drain', '+15550007001', ['message:received:new'], receiver.url);
     const rounds = [];
     for (let round = 0; round < drainRounds; round += 1) {
       // Baseline: the plain loop, 8 in flight, from its own process into the receiver process.
