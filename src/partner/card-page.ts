@@ -4,7 +4,7 @@
  * the connection page's Content-Security-Policy (which allows that stylesheet by hash) fits them too.
  */
 import { CONNECT_PAGE_CSS } from './connect-page-assets.js';
-import type { ConnectPageMode } from './connect-page.js';
+import { escapeHtml, type ConnectPageMode } from './connect-page.js';
 
 export interface CardPageInput {
   title: string;
@@ -14,8 +14,6 @@ export interface CardPageInput {
   /** A wider card, for a list of addresses. */
   wide?: boolean;
 }
-
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /** A full HTML page holding one card; no script, nothing external. */
 export function renderCardPage(input: CardPageInput): string {

@@ -35,7 +35,8 @@ export const connectPageMode = (displayMode: unknown): ConnectPageMode =>
 /** A fresh CSP nonce for one response. */
 export const generateCspNonce = (): string => randomBytes(16).toString('base64');
 
-const escapeHtml = (text: string): string =>
+/** Text made safe for HTML content and attribute values. */
+export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /** The full HTML of `/connect/{code}`: no external assets, the QR inline, state switched by the inline script. */

@@ -25,19 +25,10 @@ export interface MessageRow {
   contact_phone: string;
 }
 
-export interface NewMessage {
-  uid: string;
-  workspaceId: number;
-  chatId: number;
-  accountId: number;
+/** A message row to insert: an accepted send's fields with its direction and status. */
+export interface NewMessage extends AcceptedSend {
   direction: 'sent' | 'received';
   status: MessageRow['status'];
-  text: string | null;
-  fileId: number | null;
-  templateId: number | null;
-  replyToId: number | null;
-  credits: number;
-  now: number;
 }
 
 const SELECT_MESSAGE = `SELECT m.*, f.uid AS file_uid, r.uid AS reply_to_uid, a.phone AS account_phone,

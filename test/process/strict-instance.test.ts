@@ -4,28 +4,16 @@
  * `svc serve --dev` is refused, and `svc admin instance` shows and changes the rule. Built binary, both stores.
  */
 import { existsSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STORES } from '../contract/targets.js';
 import { createTestDatabase } from '../support/postgres.js';
 import { api, ProcessSandbox } from '../support/svc-process.js';
+import { loopbackListener } from '../support/loopback-listener.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** Counts TCP connections to a port on 127.0.0.1: any delivery attempt reaching it. */
-async function loopbackListener(): Promise<{ port: number; connections: () => number }> {
-  let connections = 0;
-  const server = net.createServer((socket) => {
-    connections += 1;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
-  return { port: (server.address() as AddressInfo).port, connections: () => connections };
-}
 
 for (const store of STORES) {
   describe(`a strictly served instance (${store})`, () => {
@@ -41,7 +29,7 @@ for (const store of STORES) {
         database = db.url;
         where.push('--database', db.url);
       }
-      const listener = await loopbackListener();
+      const listener = await loopbackListener(cleanups);
       const { token } = JSON.parse((await box.ok(['admin', 'workspace', 'create', '--name', 'Tenant', ...where, '--json'])).stdout) as { token: string };
       // A never-served sandbox allows loopback URLs (svc webhooks listen and local testing rely on it).
       expect(JSON.parse((await box.ok(['admin', 'instance', ...where, '--json'])).stdout)).toMatchObject({ webhook_urls: 'local' });

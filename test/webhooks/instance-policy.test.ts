@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { openEngine, type OpenEngineOptions } from '../../src/runtime/open-engin
 import type { ResolveHost } from '../../src/webhooks/guarded-dispatcher.js';
 import { STORES, type Store } from '../contract/targets.js';
 import { createTestDatabase } from '../support/postgres.js';
+import { loopbackListener } from '../support/loopback-listener.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -49,18 +50,6 @@ async function startServer(where: { dataDir: string; databaseUrl?: string }, opt
   return server;
 }
 
-/** A TCP listener on 127.0.0.1 that counts the connections made to it (a delivery attempt reaching loopback). */
-async function loopbackListener(): Promise<{ port: number; connections: () => number }> {
-  let connections = 0;
-  const server = net.createServer((socket) => {
-    connections += 1;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
-  return { port: (server.address() as AddressInfo).port, connections: () => connections };
-}
-
 async function api(server: RunningServer, token: string, method: string, path: string, body?: object) {
   const response = await fetch(`${server.url}/api${path}`, {
     method,
@@ -86,7 +75,7 @@ for (const store of STORES) {
       const setup = await open({ ...where });
       const { token, workspace_id: ws } = await setup.admin.createWorkspace({ name: 'Tenant' });
       await setup.close();
-      const listener = await loopbackListener();
+      const listener = await loopbackListener(cleanups);
 
       // The tenant subscribes through the strict server: the name looks public, so it is accepted.
       const server = await startServer(where, { dev: false });
@@ -110,7 +99,7 @@ for (const store of STORES) {
 
     it('a local sandbox never served strictly keeps loopback URLs: the same delivery reaches the listener', async () => {
       const where = await instance(store);
-      const listener = await loopbackListener();
+      const listener = await loopbackListener(cleanups);
       const local = await open({ ...where, dev: true, webhookResolveHost: toLoopback });
       expect(local.webhookUrlPolicy).toBe('dev');
       const ws = (await local.ensureLocalWorkspace()).workspace_id;
@@ -199,7 +188,7 @@ for (const store of STORES) {
     it('a process running with development URLs turns strict at its next sweep once the instance is marked strict', async () => {
       const where = await instance(store);
       const clock = new FakeClock(Date.now());
-      const listener = await loopbackListener();
+      const listener = await loopbackListener(cleanups);
       const running = await open({ ...where, dev: true, clock, webhookResolveHost: toLoopback });
       const ws = (await running.ensureLocalWorkspace()).workspace_id;
       const hook = await running.webhooks(ws).create({ event_type: 'message:received:new', url: `https://hooks.example.test:${listener.port}/h` });

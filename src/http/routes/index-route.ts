@@ -3,7 +3,8 @@
  * `--base-url`. JSON by default; a short HTML page when the client prefers HTML.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { escapeHtml, renderCardPage } from '../../partner/card-page.js';
+import { renderCardPage } from '../../partner/card-page.js';
+import { escapeHtml } from '../../partner/connect-page.js';
 import { connectPageHeaders } from '../../partner/connect-page.js';
 import { prefersHtml } from '../server/accept.js';
 import { linkBase } from '../server/route-context.js';
