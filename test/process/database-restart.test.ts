@@ -42,13 +42,7 @@ describe('process: svc serve --database while PostgreSQL restarts', () => {
   });
 
   it('503s during the outage, recovers by itself, loses no acknowledged send, leaks no connection', { timeout: 120_000 }, async () => {
-    const admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE svc');
-    await admin.end();
-    const url = new URL(server.url);
-    url.pathname = '/svc';
-    const database = url.toString();
+    const database = await server.createDatabase('svc');
     const db = ['--database', database];
 
     const created = JSON.parse((await box.ok(['admin', 'workspace', 'create', ...db, '--name', 'Restart', '--quota', '1000', '--json'])).stdout) as {

@@ -35,13 +35,7 @@ describe('process: /healthz and /readyz', () => {
 
   it('PostgreSQL stopped: /readyz 503 unavailable, /healthz still 200; both 200 again after the restart', { timeout: 90_000 }, async () => {
     server = await startPrivatePostgres();
-    const admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE svc');
-    await admin.end();
-    const url = new URL(server.url);
-    url.pathname = '/svc';
-    const svc = await box.serve(box.tempDir('svc-proc-ready-'), { database: url.toString() });
+    const svc = await box.serve(box.tempDir('svc-proc-ready-'), { database: await server.createDatabase('svc') });
     expect(await get(svc, '/readyz')).toMatchObject({ status: 200, body: { status: 'ok' } });
 
     server.stop();

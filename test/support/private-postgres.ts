@@ -8,6 +8,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
@@ -34,6 +35,8 @@ export interface PrivatePostgres {
   /** Fast shutdown: open connections are cut, as in a real restart. */
   stop(): void;
   destroy(): void;
+  /** Creates the database `name` on this server and returns its URL. */
+  createDatabase(name: string): Promise<string>;
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
@@ -70,6 +73,18 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
         }
       }
       rmSync(dir, { recursive: true, force: true });
+    },
+    async createDatabase(name) {
+      const admin = new pg.Client({ connectionString: instance.url });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await admin.end();
+      }
+      const url = new URL(instance.url);
+      url.pathname = `/${name}`;
+      return url.toString();
     },
   };
   instance.start();
