@@ -4,8 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { renderCardPage } from '../../partner/card-page.js';
-import { escapeHtml } from '../../partner/connect-page.js';
-import { connectPageHeaders } from '../../partner/connect-page.js';
+import { connectPageHeaders, escapeHtml } from '../../partner/connect-page.js';
 import { prefersHtml } from '../server/accept.js';
 import { linkBase } from '../server/route-context.js';
 
