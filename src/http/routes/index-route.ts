@@ -9,7 +9,7 @@ import { prefersHtml } from '../server/accept.js';
 import { linkBase } from '../server/route-context.js';
 
 /** The addresses a server answers on, from its origin. */
-export const serverAddresses = (origin: string, options: { metrics: boolean }) => ({
+const serverAddresses = (origin: string, options: { metrics: boolean }) => ({
   public_api: `${origin}/api`,
   partner_api: `${origin}/partner`,
   openapi: { public_api: `${origin}/api/openapi.json`, partner_api: `${origin}/partner/openapi.json` },

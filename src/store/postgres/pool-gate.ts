@@ -17,7 +17,7 @@ export interface PoolGateOptions {
 }
 
 /** A caller that waited `waitMs` in line: 429, to come back in a second. */
-export const poolBusy = (waitMs: number): SvcError =>
+const poolBusy = (waitMs: number): SvcError =>
   new SvcError('rate_limit_exceeded', `The server is busy: every database connection stayed in use for ${Math.round(waitMs / 100) / 10} s; nothing was written`, {
     hint: 'retry in a second, or add replicas or connections (SVC_DATABASE_POOL_SIZE)',
     details: { retryAfterSec: 1 },
