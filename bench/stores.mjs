@@ -19,7 +19,7 @@ const TENANTS = 8;
 let databases = 0;
 
 /** A workspace with a connected sim account, made with the CLI as an operator would. */
-function prepareWorkspace(svc, target, n) {
+export function prepareWorkspace(svc, target, n) {
   const created = JSON.parse(
     execFileSync(process.execPath, [svc, 'admin', 'workspace', 'create', ...target, '--name', `Bench ${n}`, '--quota', '100000000', '--json'], { encoding: 'utf8' }),
   );
