@@ -194,6 +194,7 @@ export class SqliteDatabase implements SqlDatabase {
     this.tx.memo?.clear();
     this.tx.deferred?.take();
     this.begin.run();
+    this.cache.writeTransactionBegan();
     try {
       const result = await fn();
       await flushAcceptedSends(this.tx, this.tx.deferred!.take());

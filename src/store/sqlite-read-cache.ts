@@ -5,7 +5,8 @@
  * or to a savepoint, forgets everything (rows read since may hold what it undid). Another connection of this
  * process to the same file (a second engine on one directory) is told which tables a write of this one
  * changed once it is committed, at once. A commit by another process (the CLI) is seen through PRAGMA
- * data_version, read at most once per turn of the event loop, and forgets everything.
+ * data_version, read at most once per turn of the event loop and again when a write transaction begins, and
+ * forgets everything.
  */
 import type { Statement } from './sql.js';
 
@@ -81,6 +82,16 @@ export class SqliteReadCache {
     this.forget(tables);
     if (inTransaction) for (const table of tables) this.uncommitted.add(table);
     else this.tellOthers(tables);
+  }
+
+  /**
+   * A write transaction began (BEGIN IMMEDIATE holds the write lock): another process may have committed since
+   * this turn's data_version check, and inside the transaction every read must see it (a token revoked, an
+   * account suspended a moment ago), so the version is read again now.
+   */
+  writeTransactionBegan(): void {
+    this.checkedThisTurn = false;
+    this.forgetForeignCommits();
   }
 
   /** The open transaction committed. */

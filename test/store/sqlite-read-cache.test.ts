@@ -53,6 +53,14 @@ describe('SqliteDatabase: reads cached until their tables are written', () => {
     expect(await database.sql.get(CACHED, { id: 1 })).toMatchObject({ value: 'changed' });
   });
 
+  it("a write transaction sees another process's commit of the same turn: the cache is checked when it begins", async () => {
+    const { database, other } = setup();
+    expect(await database.sql.get(CACHED, { id: 1 })).toMatchObject({ value: 'one' });
+    other.prepare("UPDATE notes SET value = 'changed' WHERE id = 1").run();
+    const inTransaction = await database.write((tx) => tx.get(CACHED, { id: 1 }));
+    expect(inTransaction).toMatchObject({ value: 'changed' });
+  });
+
   it("its own write of the table is seen at once, inside a transaction and after it", async () => {
     const { database } = setup();
     expect(await database.sql.get(CACHED, { id: 1 })).toMatchObject({ value: 'one' });
