@@ -3,7 +3,7 @@ import type { AccountRow } from '../store/account-store.js';
 import type { MessageRow } from '../store/message-store.js';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { restoreCredits } from '../engine/credits.js';
-import { isSvcError } from '../wire/errors.js';
+import { fromStorageError, isSvcError } from '../wire/errors.js';
 import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
 
@@ -81,7 +81,10 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       // The store busy or unreachable (the simulated network keeps its records in it) is not the network
       // refusing the message: it goes out again at the next claim, and the driver answers with the earlier
       // result if it was handed over after all.
-      if (isSvcError(error) && error.code === 'unavailable') return TRY_AGAIN;
+      // SQLite's own busy error (SQLITE_BUSY, the write lock held by another process past the wait) is the
+      // same passing condition as PostgreSQL's `unavailable`: failing the message would refund its credit.
+      const storage = fromStorageError(error) ?? error;
+      if (isSvcError(storage) && storage.code === 'unavailable') return TRY_AGAIN;
       ctx.logger.error('network driver failed', { messageUid: message.uid, error: String(error) });
       return { status: 'failed', reason: 'network_error', detail: 'the network did not accept the message' };
     }

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import type { NetworkDriver } from '../../src/network/driver.js';
@@ -58,14 +59,18 @@ describe('credits: restored when a send fails', () => {
     expect((await api.getWorkspace()).messaging_quota.used).toBe(0);
   });
 
-  it('dispatcher: a driver that finds the store busy -> tried again later, not Failed; its credit kept', async () => {
+  // What each store throws when it is busy: PostgreSQL's layer an SvcError, better-sqlite3 its own SqliteError.
+  it.each([
+    ['unavailable (PostgreSQL)', () => new SvcError('unavailable', 'the database is busy: another process holds its write lock')],
+    ['SQLITE_BUSY', () => new Database.SqliteError('database is locked', 'SQLITE_BUSY')],
+  ])('dispatcher: a driver that finds the store busy (%s) -> tried again later, not Failed; its credit kept', async (_, busyError) => {
     let calls = 0;
     const busyOnce: NetworkDriver = {
       name: 'busy-once',
       start: () => undefined,
       deliver: async () => {
         calls += 1;
-        if (calls === 1) throw new SvcError('unavailable', 'the database is busy: another process holds its write lock');
+        if (calls === 1) throw busyError();
         return { status: 'sent', networkMessageId: 'net-1' };
       },
       stop: async () => undefined,
