@@ -9,7 +9,7 @@ import { createPartnerStore } from '../store/partner-store.js';
 import { createQrLinkStore } from '../store/qr-link-store.js';
 import { createSimStore } from '../store/sim-store.js';
 import { createWorkspaceStore } from '../store/workspace-store.js';
-import { createListenStore } from '../store/listen-store.js';
+import { createListenStore } from '../store/webhooks/listen-store.js';
 import { createStatsStore } from '../store/stats-store.js';
 import { createOwnerMailStore } from '../store/owner-mail-store.js';
 import { createMaintenanceStore } from '../store/maintenance-store.js';

@@ -25,7 +25,7 @@ async function deliveryStatements(): Promise<string[]> {
   await import('../../src/store/webhooks/delivery-picker.js');
   await import('../../src/store/webhooks/delivery-log-store.js');
   await import('../../src/store/stats-store.js');
-  await import('../../src/store/listen-store.js');
+  await import('../../src/store/webhooks/listen-store.js');
   await import('../../src/store/maintenance-store.js');
   return [...new Set(made.map((statement) => statement.text.sqlite).filter((sql) => sql.includes('webhook_deliveries')))];
 }
