@@ -18,9 +18,10 @@ export const WEBHOOK_POLL_MS = 100;
 export const WEBHOOK_CONCURRENCY = 256;
 
 /**
- * In-flight caps that make one tenant's hanging or slow receivers spend only its own share (store/webhooks/delivery-picker.ts),
- * counted over every process: per subscription, per receiver origin of a tenant, per tenant. A healthy receiver
- * needs its event rate times its round trip in flight: 500 events/s at 50 ms is 25.
+ * In-flight caps that make one tenant's hanging or slow receivers spend only its own share
+ * (store/webhooks/delivery-picker.ts), counted over every process: per subscription, per receiver origin of a
+ * tenant, per tenant. A healthy receiver needs its event rate times its round trip in flight: 500 events/s at
+ * 50 ms is 25.
  */
 export const WEBHOOK_CAPS = { perSubscription: 32, perEndpoint: 32, perTenant: 64 } as const;
 
