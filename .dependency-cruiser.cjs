@@ -5,13 +5,17 @@
  */
 const folders = (...names) => `^src/(${names.join('|')})/`;
 
-/** What each folder must not import: every folder above it, and its neighbours on the same floor. */
+/**
+ * What each folder must not import: every folder above it, and its neighbours on the same floor. The pure rules
+ * also stay off what they do not need below them: neither reaches the network driver, and partner reaches only
+ * wire (webhooks reaches store for the outbox's types alone, see the rule below).
+ */
 const floors = [
   { from: 'wire', notTo: ['network', 'store', 'webhooks', 'partner', 'engine', 'workers', 'runtime', 'http', 'client', 'cli', 'testing'] },
   { from: 'network', notTo: ['store', 'webhooks', 'partner', 'engine', 'workers', 'runtime', 'http', 'client', 'cli', 'testing'] },
   { from: 'store', notTo: ['network', 'webhooks', 'partner', 'engine', 'workers', 'runtime', 'http', 'client', 'cli', 'testing'] },
-  { from: 'webhooks', notTo: ['partner', 'engine', 'workers', 'runtime', 'http', 'client', 'cli', 'testing'] },
-  { from: 'partner', notTo: ['webhooks', 'engine', 'workers', 'runtime', 'http', 'client', 'cli', 'testing'] },
+  { from: 'webhooks', notTo: ['network', 'partner', 'engine', 'workers', 'runtime', 'http', 'client', 'cli', 'testing'] },
+  { from: 'partner', notTo: ['network', 'store', 'webhooks', 'engine', 'workers', 'runtime', 'http', 'client', 'cli', 'testing'] },
   { from: 'engine', notTo: ['workers', 'runtime', 'http', 'client', 'cli', 'testing'] },
   { from: 'workers', notTo: ['runtime', 'http', 'client', 'cli', 'testing'] },
   { from: 'runtime', notTo: ['http', 'client', 'cli', 'testing'] },
@@ -36,6 +40,24 @@ module.exports = {
       from: { path: folders(from) },
       to: { path: folders(...notTo) },
     })),
+    {
+      name: 'webhooks-takes-its-outbox-as-a-part',
+      severity: 'error',
+      comment:
+        'src/webhooks runs no SQL: the outbox (src/store/webhooks) is handed to the delivery worker by its caller, ' +
+        'so src/webhooks imports only its types from src/store.',
+      from: { path: '^src/webhooks/' },
+      to: { path: '^src/store/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'engine-uses-only-the-pure-webhook-rules',
+      severity: 'error',
+      comment:
+        'The engine builds, signs and checks webhooks but never sends one: undici, the dispatcher and the delivery ' +
+        'worker stay with src/workers and src/webhooks, so a one-shot command never loads them.',
+      from: { path: '^src/engine/' },
+      to: { path: '^src/webhooks/', pathNot: '^src/webhooks/(payload|signature|url-policy|ip-address|retry-schedule)\\.ts$' },
+    },
     {
       name: 'cli-reaches-only-client-and-runtime',
       severity: 'error',

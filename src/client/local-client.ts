@@ -1,6 +1,6 @@
 import type { SvcClient } from './client.js';
 import type { Engine } from '../engine/engine-api.js';
-import type { ListenSessionsApi } from '../engine/listen-sessions.js';
+import type { ListenSessionsApi } from '../engine/webhooks/listen-sessions.js';
 import { SvcError } from '../wire/errors.js';
 import { openEngine } from '../runtime/open-engine.js';
 import { redactDatabaseUrl } from '../store/postgres/database-url.js';

@@ -1,4 +1,4 @@
-import type { ListenSessionsApi } from '../engine/listen-sessions.js';
+import type { ListenSessionsApi } from '../engine/webhooks/listen-sessions.js';
 import { isSvcError } from '../wire/errors.js';
 import { AsyncQueue, DeliveryDeduper, type ListenClient, type ListenSession } from './listen-client.js';
 import type { ListenDeliveryDto } from '../wire/listen-types.js';

@@ -9,14 +9,15 @@ import { createPartnerStore } from '../store/partner-store.js';
 import { createQrLinkStore } from '../store/qr-link-store.js';
 import { createSimStore } from '../store/sim-store.js';
 import { createWorkspaceStore } from '../store/workspace-store.js';
-import { createWebhookStore } from '../store/webhook-store.js';
-import { createListenStore } from '../store/listen-store.js';
+import { createListenStore } from '../store/webhooks/listen-store.js';
 import { createStatsStore } from '../store/stats-store.js';
 import { createOwnerMailStore } from '../store/owner-mail-store.js';
 import { createMaintenanceStore } from '../store/maintenance-store.js';
 import { createRateLimitStore } from '../store/rate-limit-store.js';
-import { DeliveryQueue } from '../webhooks/delivery-queue.js';
-import { DeliveryLog } from '../webhooks/delivery-log.js';
+import { createSubscriptionStore } from '../store/webhooks/subscription-store.js';
+import { createDeliveryStore } from '../store/webhooks/delivery-store.js';
+import { createDeliveryLogStore } from '../store/webhooks/delivery-log-store.js';
+import { generateMessageId } from '../webhooks/signature.js';
 import type { NetworkDriver } from '../network/driver.js';
 import type { Clock, Random } from '../wire/clock.js';
 import type { DomainEvent } from './events.js';
@@ -160,9 +161,9 @@ export function createStores(sql: SqlExecutor) {
     sim: createSimStore(sql),
     partners: createPartnerStore(sql),
     qrLinks: createQrLinkStore(sql),
-    webhooks: createWebhookStore(sql),
-    deliveries: new DeliveryQueue(sql),
-    deliveryLog: new DeliveryLog(sql),
+    webhooks: createSubscriptionStore(sql),
+    deliveries: createDeliveryStore(sql, generateMessageId),
+    deliveryLog: createDeliveryLogStore(sql),
     listen: createListenStore(sql),
     stats: createStatsStore(sql),
     ownerMail: createOwnerMailStore(sql),

@@ -24,7 +24,7 @@ import type { Clock } from '../wire/clock.js';
 import type { CreatedPartner } from '../wire/partner-types.js';
 import type { PartnerDirectory, PartnerApi, ConnectApi } from './partner/partner-api.js';
 import type { WebhookSubscriptionsApi } from './webhooks/subscriptions.js';
-import type { ListenSessionsApi } from './listen-sessions.js';
+import type { ListenSessionsApi } from './webhooks/listen-sessions.js';
 import type { UrlPolicyMode } from '../webhooks/url-policy.js';
 import type { SlotReservations } from '../store/rate-limit-store.js';
 import type { InstanceSettingsDto, InstanceSettingsUpdate } from './instance-settings.js';

@@ -35,7 +35,7 @@ import { createPartner } from '../engine/partner/partners.js';
 import { instanceSettingsDto, readInstanceSettings, updateInstanceSettings } from '../engine/instance-settings.js';
 import { createSimApi } from '../engine/sim-api.js';
 import { authenticateToken } from '../engine/tokens.js';
-import { listenSessions } from '../engine/listen-sessions.js';
+import { listenSessions } from '../engine/webhooks/listen-sessions.js';
 import { createWebhookEventSink } from '../engine/webhooks/event-sink.js';
 import { workspaceSubscriptions } from '../engine/webhooks/subscriptions.js';
 import { createWorkspace, ensureLocalWorkspace, updateWorkspace, workspaceDto } from '../engine/workspaces.js';

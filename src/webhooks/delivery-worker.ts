@@ -1,8 +1,11 @@
+// The outbox is the store's (src/store/webhooks); the worker is handed one and knows only its types.
+import type { RecordAttemptResult } from '../store/webhooks/delivery-attempts.js';
+import type { DeliveryOutbox } from '../store/webhooks/delivery-outbox.js';
+import type { ClaimOptions, ClaimedDelivery } from '../store/webhooks/delivery-store.js';
 import type { Clock } from '../wire/clock.js';
-import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, type ClaimOptions, type ClaimedDelivery, type RecordAttemptResult } from './delivery-queue.js';
-import type { DeliveryOutbox } from './delivery-outbox.js';
-import { describeError, type SendOutcome } from './send-outcome.js';
-import { DEFAULT_RETRY_DELAYS_MS } from './retry-schedule.js';
+import type { SendOutcome } from '../wire/webhook-types.js';
+import { describeError } from './send-outcome.js';
+import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, DEFAULT_RETRY_DELAYS_MS, nextAttemptAt } from './retry-schedule.js';
 import { signedHeaders } from './signature.js';
 import { validateWebhookUrl, type UrlPolicyMode } from './url-policy.js';
 
@@ -19,7 +22,7 @@ export interface OutgoingWebhook {
 export type SendFn = (request: OutgoingWebhook) => Promise<SendOutcome>;
 
 export interface DeliveryWorkerOptions {
-  /** Where claims and records run, each in one write transaction (`DeliveryOutbox.over(database)`, or the engine's). */
+  /** Where claims and records run, each in one write transaction (`openDeliveryOutbox(database, ...)`, or the engine's). */
   outbox: DeliveryOutbox;
   clock: Clock;
   send: SendFn;
@@ -159,13 +162,15 @@ export class DeliveryWorker {
         // A poll reads first (claimDue), so one that finds nothing takes no write lock.
         if (free > 0) claimed = await (woken ? this.o.outbox.claimQueued(this.claimOptions(free)) : this.o.outbox.claimDue(this.claimOptions(free)));
       } else {
+        const delays = typeof this.o.retryDelays === 'function' ? this.o.retryDelays() : this.o.retryDelays;
+        const retryAt = (attemptNumber: number, failedAt: number) => nextAttemptAt(attemptNumber, failedAt, delays);
         const done = await this.o.outbox.recordAndClaim(
           batch.map(({ delivery, outcome }) => ({
             deliveryId: delivery.id,
             owner: this.o.owner,
             outcome,
             now,
-            retryDelays: typeof this.o.retryDelays === 'function' ? this.o.retryDelays() : this.o.retryDelays,
+            retryAt,
             failureNotifyThreshold: this.o.failureNotifyThreshold,
           })),
           free > 0 ? this.claimOptions(free) : null,

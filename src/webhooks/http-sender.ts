@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
-import { describeError, WEBHOOK_TIMEOUT_MS, type SendOutcome } from './send-outcome.js';
+import type { SendOutcome } from '../wire/webhook-types.js';
+import { describeError, WEBHOOK_TIMEOUT_MS } from './send-outcome.js';
 import type { SendFn } from './delivery-worker.js';
-
-export { describeError, WEBHOOK_TIMEOUT_MS, type SendOutcome };
 
 /** How much of a receiver's answer is read before the connection is dropped. */
 export const RESPONSE_BODY_CAP_BYTES = 4096;

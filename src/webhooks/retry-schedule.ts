@@ -5,6 +5,9 @@ export const WEBHOOK_MAX_ATTEMPTS = 3;
 /** docs/api-behaviour.md: wait 5 s before the second attempt and 30 s before the third. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [5000, 30_000];
 
+/** After this many deliveries of a subscription in a row fail (after all their attempts), its owner is notified. */
+export const DEFAULT_FAILURE_NOTIFY_THRESHOLD = 3;
+
 /** How many attempts a delivery gets with these delays: one more than there are delays. */
 export const maxAttempts = (delays: readonly number[] = DEFAULT_RETRY_DELAYS_MS): number => delays.length + 1;
 

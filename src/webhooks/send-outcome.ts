@@ -1,15 +1,8 @@
-// What any webhook sender reports, and the shared timeout: kept apart from undici so loading it is cheap.
+// What any webhook sender shares (the timeout, how an error reads; the outcome itself is a wire type): kept apart
+// from undici so loading it is cheap.
 
 /** docs/api-behaviour.md: a receiver must answer within 5 seconds. */
 export const WEBHOOK_TIMEOUT_MS = 5000;
-
-/** The result of one delivery attempt, as stored in the attempt log. */
-export interface SendOutcome {
-  ok: boolean;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-}
 
 /** "connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)": the message plus the most specific code found. */
 export function describeError(error: unknown): string {

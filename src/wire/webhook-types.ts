@@ -78,3 +78,11 @@ export interface TriggeredEventDto {
   webhook_id: string | null;
   deliveries: number;
 }
+
+/** The result of one delivery attempt, as a sender reports it and the attempt log stores it. */
+export interface SendOutcome {
+  ok: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}

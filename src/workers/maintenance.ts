@@ -1,6 +1,6 @@
 import type { EngineContext } from '../engine/context.js';
 import { inWriteTransaction } from '../engine/context.js';
-import { LISTEN_SESSION_TTL_MS, listenSessionsOf } from '../engine/listen-sessions.js';
+import { LISTEN_SESSION_TTL_MS, listenSessionsOf } from '../engine/webhooks/listen-sessions.js';
 import { isSvcError } from '../wire/errors.js';
 import { checkWebhookBacklog } from '../engine/webhooks/backlog.js';
 import { readInstanceSettings } from '../engine/instance-settings.js';

@@ -6,7 +6,7 @@ export interface OwnerMail {
   text: string;
 }
 
-/** What the delivery queue records about a failing subscription (src/webhooks/delivery-queue.ts). */
+/** What the outbox records about a failing subscription (src/store/webhooks/delivery-attempts.ts). */
 interface FailingDetails {
   url?: string;
   event_type?: string;

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { refreshDownloadUrls } from '../engine/webhooks/payloads.js';
 import { WEBHOOKS_WAKE } from '../engine/webhooks/runtime.js';
-import { DeliveryOutbox } from '../webhooks/delivery-outbox.js';
+import { createDeliveryOutbox } from '../store/webhooks/delivery-outbox.js';
 import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
 import { DeliveryWorker, type SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
@@ -18,9 +18,10 @@ export const WEBHOOK_POLL_MS = 100;
 export const WEBHOOK_CONCURRENCY = 256;
 
 /**
- * In-flight caps that make one tenant's hanging or slow receivers spend only its own share (delivery-claim.ts),
- * counted over every process: per subscription, per receiver origin of a tenant, per tenant. A healthy receiver
- * needs its event rate times its round trip in flight: 500 events/s at 50 ms is 25.
+ * In-flight caps that make one tenant's hanging or slow receivers spend only its own share
+ * (store/webhooks/delivery-picker.ts), counted over every process: per subscription, per receiver origin of a
+ * tenant, per tenant. A healthy receiver needs its event rate times its round trip in flight: 500 events/s at
+ * 50 ms is 25.
  */
 export const WEBHOOK_CAPS = { perSubscription: 32, perEndpoint: 32, perTenant: 64 } as const;
 
@@ -70,7 +71,7 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     return (await loaded.sender).send;
   };
   const send: SendFn = options.send ?? (async (request) => (await currentSender())(request));
-  const outbox = new DeliveryOutbox(ctx.stores.deliveries, (fn) =>
+  const outbox = createDeliveryOutbox(ctx.stores.deliveries, (fn) =>
     inWriteTransaction(ctx, (tx) => fn(tx.stores.deliveries), { isolation: 'read committed' }),
   );
   const worker = new DeliveryWorker({

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { FakeClock } from '../../src/wire/clock.js';
-import { LISTEN_LEASE_MS, LISTEN_SESSIONS_PER_WORKSPACE, LISTEN_SESSION_TTL_MS } from '../../src/engine/listen-sessions.js';
+import { LISTEN_LEASE_MS, LISTEN_SESSIONS_PER_WORKSPACE, LISTEN_SESSION_TTL_MS } from '../../src/engine/webhooks/listen-sessions.js';
 import { createMaintenanceRunner } from '../../src/workers/maintenance.js';
 import { expectSvcError } from '../support/engine-fixtures.js';
 import { testEngine } from '../support/test-engine.js';

@@ -20,11 +20,12 @@ vi.mock('../../src/store/sql.js', async (importOriginal) => {
 
 /** The SQLite text of every statement over webhook_deliveries of the stores that read or write it. */
 async function deliveryStatements(): Promise<string[]> {
-  await import('../../src/webhooks/delivery-queue.js');
-  await import('../../src/webhooks/delivery-claim.js');
-  await import('../../src/webhooks/delivery-log.js');
+  await import('../../src/store/webhooks/delivery-store.js');
+  await import('../../src/store/webhooks/delivery-attempts.js');
+  await import('../../src/store/webhooks/delivery-picker.js');
+  await import('../../src/store/webhooks/delivery-log-store.js');
   await import('../../src/store/stats-store.js');
-  await import('../../src/store/listen-store.js');
+  await import('../../src/store/webhooks/listen-store.js');
   await import('../../src/store/maintenance-store.js');
   return [...new Set(made.map((statement) => statement.text.sqlite).filter((sql) => sql.includes('webhook_deliveries')))];
 }

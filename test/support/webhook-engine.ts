@@ -1,7 +1,7 @@
 import { FakeClock } from '../../src/wire/clock.js';
 import type { EngineParts } from '../../src/runtime/create-engine.js';
 import type { OutgoingWebhook, SendFn } from '../../src/webhooks/delivery-worker.js';
-import type { SendOutcome } from '../../src/webhooks/http-sender.js';
+import type { SendOutcome } from '../../src/wire/webhook-types.js';
 import { testEngine } from './test-engine.js';
 
 /** A webhook sender that records every request and answers what `answer` says (200 by default). */

@@ -3,8 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { openDatabase, schemaVersion, type Db } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import type { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
-import { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
+import type { RecordAttemptInput } from '../../src/store/webhooks/delivery-attempts.js';
+import { openDeliveryOutbox, type DeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
+import type { DeliveryStore } from '../../src/store/webhooks/delivery-store.js';
+import { DEFAULT_FAILURE_NOTIFY_THRESHOLD, nextAttemptAt } from '../../src/webhooks/retry-schedule.js';
+import { generateMessageId } from '../../src/webhooks/signature.js';
 
 /** A request a test receiver saw. */
 export interface ReceivedRequest {
@@ -59,15 +62,21 @@ export function openWebhooksDb(path = ':memory:'): Db {
 
 /**
  * The outbox on a database from `openWebhooksDb` (in memory by default): `db` is the raw handle for setting up
- * and inspecting rows, `queue` the autocommit queue (enqueue, redeliver, nextDueAt), `outbox` what workers use
- * (claims and records, each in one write transaction).
+ * and inspecting rows, `queue` the autocommit delivery store (enqueue, redeliver, nextDueAt), `outbox` what
+ * workers use (claims and records, each in one write transaction).
  */
-export function openOutbox(path = ':memory:'): { db: Db; database: SqliteDatabase; queue: DeliveryQueue; outbox: DeliveryOutbox } {
+export function openOutbox(path = ':memory:'): { db: Db; database: SqliteDatabase; queue: DeliveryStore; outbox: DeliveryOutbox } {
   const db = openWebhooksDb(path);
   const database = new SqliteDatabase(db);
-  const outbox = DeliveryOutbox.over(database);
-  return { db, database, queue: outbox.queue, outbox };
+  const outbox = openDeliveryOutbox(database, generateMessageId);
+  return { db, database, queue: outbox.deliveries, outbox };
 }
+
+/** The rules a recorded attempt follows unless a test says otherwise: the default retry schedule and notify threshold. */
+export const DEFAULT_ATTEMPT_RULES: Pick<RecordAttemptInput, 'retryAt' | 'failureNotifyThreshold'> = {
+  retryAt: (attemptNumber, failedAt) => nextAttemptAt(attemptNumber, failedAt),
+  failureNotifyThreshold: DEFAULT_FAILURE_NOTIFY_THRESHOLD,
+};
 
 /** Inserts a workspace and returns its id. */
 export function insertWorkspace(db: Db, now = 0): number {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { checkWebhookBacklog } from '../../src/engine/webhooks/backlog.js';
-import { webhookRuntime } from '../../src/engine/webhooks/runtime.js';
 import { renderOwnerMail } from '../../src/workers/owner-mail-text.js';
 import { testEngine } from '../support/test-engine.js';
 
@@ -14,9 +13,9 @@ describe('webhook backlog bound', () => {
     });
     const ws = t.local.workspace_id;
     const sub = await t.engine.webhooks(ws).create({ event_type: 'message:new', url: 'https://hooks.example.com/slow' });
-    const { queue } = webhookRuntime(t.engine.context);
+    const { deliveries } = t.engine.context.stores;
     const enqueue = async (n: number) => {
-      for (let i = 0; i < n; i += 1) await queue.enqueue({ subscriptionId: sub.id, eventType: 'message:new', payload: { i }, now: t.clock.now() });
+      for (let i = 0; i < n; i += 1) await deliveries.enqueue({ subscriptionId: sub.id, eventType: 'message:new', payload: { i }, now: t.clock.now() });
     };
     const notices = () => t.db.prepare(`SELECT * FROM owner_notifications WHERE kind = 'webhook_backlog'`).all() as Array<{ details: string; subscription_id: number }>;
 

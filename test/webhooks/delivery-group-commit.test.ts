@@ -12,10 +12,12 @@ import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { query, type SqlExecutor } from '../../src/store/sql.js';
 import type { SqlDatabase } from '../../src/store/sql-database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
-import { DeliveryQueue, type ClaimOptions } from '../../src/webhooks/delivery-queue.js';
+import { createDeliveryOutbox, openDeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
+import { createDeliveryStore, type ClaimOptions } from '../../src/store/webhooks/delivery-store.js';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
+import { generateMessageId } from '../../src/webhooks/signature.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { DEFAULT_ATTEMPT_RULES } from '../support/webhook-helpers.js';
 
 const OK = { ok: true, statusCode: 200, durationMs: 2, error: null } as const;
 const FAIL = { ok: false, statusCode: 500, durationMs: 3, error: 'receiver answered 500' } as const;
@@ -45,12 +47,12 @@ function counting(sql: SqlExecutor, count: { statements: number }): SqlExecutor 
 /** An outbox whose transactions are counted: how many, how many at once at most, and their statements. */
 function countedOutbox(database: SqlDatabase) {
   const count = { transactions: 0, open: 0, mostOpen: 0, statements: 0 };
-  const outbox = new DeliveryOutbox(new DeliveryQueue(database.sql), async (fn) => {
+  const outbox = createDeliveryOutbox(createDeliveryStore(database.sql, generateMessageId), async (fn) => {
     count.transactions += 1;
     count.open += 1;
     count.mostOpen = Math.max(count.mostOpen, count.open);
     try {
-      return await database.write((tx) => fn(new DeliveryQueue(counting(tx, count))), { isolation: 'read committed' });
+      return await database.write((tx) => fn(createDeliveryStore(counting(tx, count), generateMessageId)), { isolation: 'read committed' });
     } finally {
       count.open -= 1;
     }
@@ -92,7 +94,7 @@ describe.each(Object.keys(stores))('delivery group commit on %s', (store) => {
     const clock = new FakeClock();
     const { outbox, count } = countedOutbox(db);
     const sub = await subscription(db, await workspace(db));
-    for (let i = 0; i < 22; i += 1) await outbox.queue.enqueue({ subscriptionId: sub, eventType: 'message:new', payload: { i }, now: clock.now() });
+    for (let i = 0; i < 22; i += 1) await outbox.deliveries.enqueue({ subscriptionId: sub, eventType: 'message:new', payload: { i }, now: clock.now() });
     const claimed = await outbox.claimDue(options('w1', clock.now()));
     expect(claimed).toHaveLength(22);
     // One lease runs out and another worker takes it over before w1 records.
@@ -101,7 +103,7 @@ describe.each(Object.keys(stores))('delivery group commit on %s', (store) => {
 
     count.statements = 0;
     const now = clock.now() + 10;
-    const input = (deliveryId: number, outcome: typeof OK | typeof FAIL) => ({ deliveryId, owner: 'w1', outcome, now });
+    const input = (deliveryId: number, outcome: typeof OK | typeof FAIL) => ({ ...DEFAULT_ATTEMPT_RULES, deliveryId, owner: 'w1', outcome, now });
     const done = await outbox.recordAndClaim([input(stolen!.id, OK), input(failed!.id, FAIL), ...rest.map((d) => input(d.id, OK))], null);
     expect(done.results[0]).toEqual({ status: 'lease_lost' });
     expect(done.results[1]).toMatchObject({ status: 'retry_scheduled', attemptNumber: 1 });
@@ -122,7 +124,7 @@ describe.each(Object.keys(stores))('delivery group commit on %s', (store) => {
     const ws = await workspace(db);
     const subs = [await subscription(db, ws, 'https://a.example.com/h'), await subscription(db, ws, 'https://b.example.com/h')];
     for (let i = 0; i < 80; i += 1) {
-      await outbox.queue.enqueue({ subscriptionId: subs[i % 2]!, eventType: 'message:new', payload: { i }, now: clock.now() });
+      await outbox.deliveries.enqueue({ subscriptionId: subs[i % 2]!, eventType: 'message:new', payload: { i }, now: clock.now() });
     }
     const sent: number[] = [];
     const worker = new DeliveryWorker({
@@ -148,25 +150,25 @@ describe.each(Object.keys(stores))('delivery group commit on %s', (store) => {
   it('caps: tenants sharing a receiver host each have their own cap there, and subscriptions get equal turns', async () => {
     const db = await open();
     const clock = new FakeClock();
-    const outbox = DeliveryOutbox.over(db);
+    const outbox = openDeliveryOutbox(db, generateMessageId);
     const [a, b] = [await workspace(db), await workspace(db)];
     const slowPath = await subscription(db, a, 'https://shared.example.com/slow');
     const otherTenant = await subscription(db, b, 'https://shared.example.com/fine');
-    for (let i = 0; i < 50; i += 1) await outbox.queue.enqueue({ subscriptionId: slowPath, eventType: 'message:new', payload: { i }, now: clock.now() });
+    for (let i = 0; i < 50; i += 1) await outbox.deliveries.enqueue({ subscriptionId: slowPath, eventType: 'message:new', payload: { i }, now: clock.now() });
     const capped = { limit: 32, perSubscriptionCap: 8, perEndpointCap: 8, perTenantCap: 16 };
     expect(await outbox.claimDue(options('w1', clock.now(), capped))).toHaveLength(8);
-    await outbox.queue.enqueue({ subscriptionId: otherTenant, eventType: 'message:new', payload: {}, now: clock.now() });
+    await outbox.deliveries.enqueue({ subscriptionId: otherTenant, eventType: 'message:new', payload: {}, now: clock.now() });
     expect((await outbox.claimDue(options('w2', clock.now(), capped))).map((d) => d.subscriptionId)).toEqual([otherTenant]);
 
     const ws = await workspace(db);
     const subs: number[] = [];
     for (let n = 1; n <= 4; n += 1) subs.push(await subscription(db, ws, 'https://one.example.com/h', `e${n}`));
-    for (const sub of subs) for (let i = 0; i < 40; i += 1) await outbox.queue.enqueue({ subscriptionId: sub, eventType: 'x', payload: {}, now: clock.now() });
+    for (const sub of subs) for (let i = 0; i < 40; i += 1) await outbox.deliveries.enqueue({ subscriptionId: sub, eventType: 'x', payload: {}, now: clock.now() });
     const served = new Map<number, number>();
     for (let round = 0; round < 20; round += 1) {
       const claimed = await outbox.claimDue(options('w3', clock.now(), { limit: 8, perSubscriptionCap: 8, perEndpointCap: 8, perTenantCap: 16 }));
       for (const d of claimed) served.set(d.subscriptionId, (served.get(d.subscriptionId) ?? 0) + 1);
-      await outbox.recordAndClaim(claimed.map((d) => ({ deliveryId: d.id, owner: 'w3', outcome: OK, now: clock.now() })), null);
+      await outbox.recordAndClaim(claimed.map((d) => ({ ...DEFAULT_ATTEMPT_RULES, deliveryId: d.id, owner: 'w3', outcome: OK, now: clock.now() })), null);
     }
     const counts = subs.map((sub) => served.get(sub) ?? 0);
     expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(2);

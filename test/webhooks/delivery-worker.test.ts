@@ -3,12 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import type { Db } from '../../src/store/database.js';
 import type { JobRunner } from '../../src/workers/worker-runner.js';
-import type { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
-import type { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
+import type { DeliveryStore } from '../../src/store/webhooks/delivery-store.js';
+import type { DeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
 import { DeliveryWorker, type OutgoingWebhook, type SendFn } from '../../src/webhooks/delivery-worker.js';
 import { httpSend } from '../../src/webhooks/http-sender.js';
 import { createWebhookDispatcher } from '../../src/webhooks/guarded-dispatcher.js';
-import type { SendOutcome } from '../../src/webhooks/http-sender.js';
+import type { SendOutcome } from '../../src/wire/webhook-types.js';
 import { generateSecret, verify } from '../../src/webhooks/signature.js';
 import { insertSubscription, insertWorkspace, openOutbox, startReceiver, type Receiver } from '../support/webhook-helpers.js';
 
@@ -27,7 +27,7 @@ function fakeSender(answer: (req: OutgoingWebhook) => SendOutcome | Promise<Send
 
 describe('DeliveryWorker', () => {
   let db: Db;
-  let queue: DeliveryQueue;
+  let queue: DeliveryStore;
   let outbox: DeliveryOutbox;
   let clock: FakeClock;
   let ws: number;

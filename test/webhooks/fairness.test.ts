@@ -10,7 +10,7 @@ import { createEngine } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
 import { fixedRandom } from '../support/test-engine.js';
-import { insertSubscription, insertWorkspace, openOutbox, startReceiver, type Receiver } from '../support/webhook-helpers.js';
+import { DEFAULT_ATTEMPT_RULES, insertSubscription, insertWorkspace, openOutbox, startReceiver, type Receiver } from '../support/webhook-helpers.js';
 
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -89,7 +89,7 @@ describe('fair claims (queue level)', () => {
       const claimed = await outbox.claimDue({ now: clock.now(), limit: 8, owner: 'w', leaseMs: 60_000, perSubscriptionCap: 8, perEndpointCap: 8 });
       for (const d of claimed) {
         served.set(d.subscriptionId, (served.get(d.subscriptionId) ?? 0) + 1);
-        await outbox.recordAttempt({ deliveryId: d.id, owner: 'w', outcome: OK, now: clock.now() });
+        await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: d.id, owner: 'w', outcome: OK, now: clock.now() });
       }
     }
     const counts = subs.map((sub) => served.get(sub) ?? 0);

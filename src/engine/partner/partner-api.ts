@@ -28,7 +28,7 @@ import {
 } from './partners.js';
 import { connectSnapshot, createQrLink, scanQrLink, type ConnectSnapshot } from './qr-links.js';
 import { partnerSubscriptions, type WebhookSubscriptionsApi } from '../webhooks/subscriptions.js';
-import { partnerListenSessions, type ListenSessionsApi } from '../listen-sessions.js';
+import { partnerListenSessions, type ListenSessionsApi } from '../webhooks/listen-sessions.js';
 
 /** How the Partner API's edge finds partners. */
 export interface PartnerDirectory {

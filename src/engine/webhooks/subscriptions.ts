@@ -9,7 +9,7 @@ import type {
   WebhookSecretDto,
   WebhookUpdateInput,
 } from '../../wire/webhook-types.js';
-import type { WebhookRow, WebhookScope } from '../../store/webhook-store.js';
+import type { WebhookRow, WebhookScope } from '../../store/webhooks/subscription-store.js';
 import { EVENT_TYPES } from '../../wire/webhook-events.js';
 import { generateMessageId, generateSecret } from '../../webhooks/signature.js';
 import { validateWebhookUrl } from '../../webhooks/url-policy.js';

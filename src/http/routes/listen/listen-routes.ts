@@ -10,7 +10,7 @@ import { EVENT_TYPES } from '../../../wire/webhook-events.js';
 import { startListenFeed } from '../../../webhooks/listen-feed.js';
 import { WEBHOOKS_WAKE } from '../../../engine/webhooks/runtime.js';
 import type { FastifyRequest } from 'fastify';
-import type { ListenSessionsApi } from '../../../engine/listen-sessions.js';
+import type { ListenSessionsApi } from '../../../engine/webhooks/listen-sessions.js';
 import { workspaceIdOf } from '../public/token-auth.js';
 import { EVENT_STREAM_HEADERS, type RouteContext, type RouteGroup, ok } from '../../server/route-context.js';
 import { type JsonSchema, responses as publicResponses } from '../../schemas/common-schemas.js';

@@ -2,16 +2,17 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import type { Db } from '../../src/store/database.js';
 import type { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { DeliveryQueue, type ClaimOptions } from '../../src/webhooks/delivery-queue.js';
-import type { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
-import { insertSubscription, insertWorkspace, openOutbox } from '../support/webhook-helpers.js';
+import { createDeliveryStore, type ClaimOptions, type DeliveryStore } from '../../src/store/webhooks/delivery-store.js';
+import type { DeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
+import { generateMessageId } from '../../src/webhooks/signature.js';
+import { DEFAULT_ATTEMPT_RULES, insertSubscription, insertWorkspace, openOutbox } from '../support/webhook-helpers.js';
 
 const OK = { ok: true, statusCode: 200, durationMs: 1, error: null } as const;
 
-describe('DeliveryQueue.claimDue with a deep queue (migration 004 indexes)', () => {
+describe('the outbox claiming from a deep queue (migration 004 indexes)', () => {
   let db: Db;
   let database: SqliteDatabase;
-  let queue: DeliveryQueue;
+  let queue: DeliveryStore;
   let outbox: DeliveryOutbox;
   let clock: FakeClock;
   let ws: number;
@@ -19,7 +20,7 @@ describe('DeliveryQueue.claimDue with a deep queue (migration 004 indexes)', () 
     outbox.claimDue({ now: clock.now(), limit: 16, owner, leaseMs: 60_000, perSubscriptionCap: 4, ...extra });
   const enqueue = (subscriptionId: number, count: number, at = clock.now()) =>
     database.write(async (tx) => {
-      const inTx = new DeliveryQueue(tx);
+      const inTx = createDeliveryStore(tx, generateMessageId);
       for (let i = 0; i < count; i++) await inTx.enqueue({ subscriptionId, eventType: 'message:new', payload: { i }, now: at });
     });
 
@@ -62,7 +63,7 @@ describe('DeliveryQueue.claimDue with a deep queue (migration 004 indexes)', () 
       for (const d of claimed) {
         expect(seen.has(d.id)).toBe(false);
         seen.add(d.id);
-        expect((await outbox.recordAttempt({ deliveryId: d.id, owner: `w${round % 3}`, outcome: OK, now: clock.now() })).status).toBe('succeeded');
+        expect((await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: d.id, owner: `w${round % 3}`, outcome: OK, now: clock.now() })).status).toBe('succeeded');
       }
     }
     expect(seen.size).toBe(1000);

@@ -1,4 +1,4 @@
-import { query, type SqlExecutor } from './sql.js';
+import { query, type SqlExecutor } from '../sql.js';
 
 /** A row of listen_sessions (migration 007): one running `svc webhooks listen` of a workspace or a partner. */
 export interface ListenSessionRow {

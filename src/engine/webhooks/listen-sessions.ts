@@ -7,17 +7,17 @@ import type {
   ListenResultInput,
   ListenSecretDto,
   ListenSessionDto,
-} from '../wire/listen-types.js';
-import type { ListenScope, ListenSessionRow } from '../store/listen-store.js';
-import { didYouMean } from '../wire/suggest.js';
-import { EVENT_TYPES } from '../wire/webhook-events.js';
-import { maxAttempts } from '../webhooks/retry-schedule.js';
-import { generateSecret, signedHeaders } from '../webhooks/signature.js';
-import { isoTime } from '../wire/clock.js';
-import { inWriteTransaction, type EngineContext } from './context.js';
-import { conflict, invalid, notFound } from '../wire/errors.js';
-import { PARTNER_EVENTS } from './events.js';
-import { assertId } from './ids.js';
+} from '../../wire/listen-types.js';
+import type { ListenScope, ListenSessionRow } from '../../store/webhooks/listen-store.js';
+import { didYouMean } from '../../wire/suggest.js';
+import { EVENT_TYPES } from '../../wire/webhook-events.js';
+import { maxAttempts, nextAttemptAt } from '../../webhooks/retry-schedule.js';
+import { generateSecret, signedHeaders } from '../../webhooks/signature.js';
+import { isoTime } from '../../wire/clock.js';
+import { inWriteTransaction, type EngineContext } from '../context.js';
+import { conflict, invalid, notFound } from '../../wire/errors.js';
+import { PARTNER_EVENTS } from '../events.js';
+import { assertId } from '../ids.js';
 
 /**
  * A session not seen (no stream, no poll) for this long is removed: when the next session opens, and by the
@@ -197,7 +197,9 @@ function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly stri
             error: ok ? null : (result.error ?? `local app answered ${result.status_code}`),
           },
           now,
-          retryDelays: options.retryDelaysMs ?? tx.config.webhookRetryDelaysMs,
+          retryAt: (attemptNumber, failedAt) => nextAttemptAt(attemptNumber, failedAt, options.retryDelaysMs ?? tx.config.webhookRetryDelaysMs),
+          // A listener's failures notify nobody (its subscription is the session's): the store checks that.
+          failureNotifyThreshold: tx.config.webhookFailureNotifyThreshold,
         });
         return { result, recorded };
       });

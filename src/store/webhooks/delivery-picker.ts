@@ -1,6 +1,6 @@
-import { postgresOnly, query, type SqlExecutor } from '../store/sql.js';
+import { postgresOnly, query, type SqlExecutor } from '../sql.js';
 
-/** What picking due deliveries needs from a claim (see `ClaimOptions` of the delivery queue). */
+/** What picking due deliveries needs from a claim (see `ClaimOptions` of the delivery store). */
 export interface PickOptions {
   now: number;
   limit: number;
@@ -187,22 +187,35 @@ function endpointOf(url: string): string {
  * queued or with receivers that hang takes no more than its caps, and no subscription wins by having the
  * lowest id.
  */
-export class DeliveryPicker {
-  private rotation = 0;
+export function createDeliveryPicker(sql: SqlExecutor) {
+  /** The tenant served first when the caller counts no turns of its own (`PickOptions.rotation`). */
+  let ownRotation = 0;
 
-  constructor(private readonly sql: SqlExecutor) {}
+  const dueOfMany = async (asks: Array<{ sub: number; lim: number }>, now: number): Promise<Map<number, DueRow[]>> => {
+    const bySub = new Map<number, DueRow[]>();
+    const wanted = asks.filter((ask) => ask.lim > 0);
+    if (wanted.length === 0) return bySub;
+    for (const row of await sql.all(DUE_OF_MANY, { asks: JSON.stringify(wanted), now })) {
+      const rows = bySub.get(row.sub) ?? [];
+      rows.push(row);
+      bySub.set(row.sub, rows);
+    }
+    return bySub;
+  };
 
-  /** Ids of up to `limit` due deliveries (pending and due, or delivering with an expired lease), dealt fairly. */
-  async pick(options: PickOptions): Promise<number[]> {
-    return (await this.pickWithSubscriptions(options)).ids;
-  }
+  const dueOf = async (sub: number, now: number, room: number, cap: number, liveOf?: Map<number, number>): Promise<DueRow[]> => {
+    if (sql.dialect === 'sqlite') return sql.all(DUE_OF, { sub, now, limit: room, cap });
+    const live = liveOf !== undefined ? (liveOf.get(sub) ?? 0) : ((await sql.get(LIVE_OF, { sub, now }))?.n ?? 0);
+    const limit = Math.min(room, cap - live);
+    return limit <= 0 ? [] : sql.all(DUE_OF, { sub, now, limit, cap });
+  };
 
   /** As `pick`, with the fields of the subscriptions picked from (a claim needs them; read in the same statement). */
-  async pickWithSubscriptions(options: PickOptions): Promise<Picked> {
+  const pickWithSubscriptions = async (options: PickOptions): Promise<Picked> => {
     const { now, limit } = options;
     const found = new Map<number, PickedSubscription>();
     if (limit <= 0) return { ids: [], subscriptions: found };
-    const subscriptions = await this.sql.all(CANDIDATES, { now, session: options.listenSessionId ?? null });
+    const subscriptions = await sql.all(CANDIDATES, { now, session: options.listenSessionId ?? null });
     if (subscriptions.length === 0) return { ids: [], subscriptions: found };
     const endpointCap = options.perEndpointCap ?? Infinity;
     const tenantCap = options.perTenantCap ?? Infinity;
@@ -212,7 +225,7 @@ export class DeliveryPicker {
     let liveOf: Map<number, number> | undefined;
     if (endpointCap !== Infinity || tenantCap !== Infinity) {
       liveOf = new Map();
-      for (const live of await this.sql.all(LIVE_BY_SUBSCRIPTION, { now })) {
+      for (const live of await sql.all(LIVE_BY_SUBSCRIPTION, { now })) {
         liveOf.set(live.id, live.n);
         add(tenantOf(live), live.n);
         add(`${tenantOf(live)} ${endpointOf(live.url)}`, live.n);
@@ -227,8 +240,8 @@ export class DeliveryPicker {
     };
     // PostgreSQL: every subscription's due rows in one statement (one round trip, not one per subscription),
     // each asked for as much as the caps left it before this pick; trimmed below as the pick fills them.
-    const prefetched = liveOf !== undefined && this.sql.dialect === 'postgres'
-      ? await this.dueOfMany(subscriptions.map((sub) => ({ sub: sub.id, lim: Math.min(roomOf(sub), options.perSubscriptionCap - (liveOf.get(sub.id) ?? 0)) })), now)
+    const prefetched = liveOf !== undefined && sql.dialect === 'postgres'
+      ? await dueOfMany(subscriptions.map((sub) => ({ sub: sub.id, lim: Math.min(roomOf(sub), options.perSubscriptionCap - (liveOf.get(sub.id) ?? 0)) })), now)
       : undefined;
     for (const subscription of subscriptions) {
       const tenant = tenantOf(subscription);
@@ -237,7 +250,7 @@ export class DeliveryPicker {
       if (room <= 0) continue;
       const rows = prefetched !== undefined
         ? (prefetched.get(subscription.id) ?? []).slice(0, room)
-        : await this.dueOf(subscription.id, now, room, options.perSubscriptionCap, liveOf);
+        : await dueOf(subscription.id, now, room, options.perSubscriptionCap, liveOf);
       if (rows.length === 0) continue;
       found.set(subscription.id, subscription);
       add(endpoint, rows.length);
@@ -249,39 +262,25 @@ export class DeliveryPicker {
     const tenants = [...byTenant.values()].map(interleave);
     let rotation: number;
     if (options.rotation === undefined) {
-      this.rotation = (this.rotation + 1) % Math.max(1, tenants.length);
-      rotation = this.rotation;
+      ownRotation = (ownRotation + 1) % Math.max(1, tenants.length);
+      rotation = ownRotation;
     } else {
       rotation = options.rotation % Math.max(1, tenants.length);
     }
     const order = [...tenants.slice(rotation), ...tenants.slice(0, rotation)];
     return { ids: interleave(order).slice(0, limit).map((row) => row.id), subscriptions: found };
-  }
+  };
 
-  /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
-  async nextDueAt(): Promise<number | null> {
-    return (await this.sql.get(NEXT_DUE))?.due_at ?? null;
-  }
-
-  private async dueOfMany(asks: Array<{ sub: number; lim: number }>, now: number): Promise<Map<number, DueRow[]>> {
-    const bySub = new Map<number, DueRow[]>();
-    const wanted = asks.filter((ask) => ask.lim > 0);
-    if (wanted.length === 0) return bySub;
-    for (const row of await this.sql.all(DUE_OF_MANY, { asks: JSON.stringify(wanted), now })) {
-      const rows = bySub.get(row.sub) ?? [];
-      rows.push(row);
-      bySub.set(row.sub, rows);
-    }
-    return bySub;
-  }
-
-  private async dueOf(sub: number, now: number, room: number, cap: number, liveOf?: Map<number, number>): Promise<DueRow[]> {
-    if (this.sql.dialect === 'sqlite') return this.sql.all(DUE_OF, { sub, now, limit: room, cap });
-    const live = liveOf !== undefined ? (liveOf.get(sub) ?? 0) : ((await this.sql.get(LIVE_OF, { sub, now }))?.n ?? 0);
-    const limit = Math.min(room, cap - live);
-    return limit <= 0 ? [] : this.sql.all(DUE_OF, { sub, now, limit, cap });
-  }
+  return {
+    /** Ids of up to `limit` due deliveries (pending and due, or delivering with an expired lease), dealt fairly. */
+    pick: async (options: PickOptions): Promise<number[]> => (await pickWithSubscriptions(options)).ids,
+    pickWithSubscriptions,
+    /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
+    nextDueAt: async (): Promise<number | null> => (await sql.get(NEXT_DUE))?.due_at ?? null,
+  };
 }
+
+export type DeliveryPicker = ReturnType<typeof createDeliveryPicker>;
 
 /** Round-robin merge: the first of each list, then the second of each, and so on. */
 function interleave<T>(lists: T[][]): T[] {

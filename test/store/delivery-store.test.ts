@@ -5,18 +5,19 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import type { Db } from '../../src/store/database.js';
 import type { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { DeliveryQueue } from '../../src/webhooks/delivery-queue.js';
-import type { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
-import type { SendOutcome } from '../../src/webhooks/http-sender.js';
-import { insertSubscription, insertWorkspace, openOutbox } from '../support/webhook-helpers.js';
+import { createDeliveryStore, type DeliveryStore } from '../../src/store/webhooks/delivery-store.js';
+import type { DeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
+import type { SendOutcome } from '../../src/wire/webhook-types.js';
+import { generateMessageId } from '../../src/webhooks/signature.js';
+import { DEFAULT_ATTEMPT_RULES, insertSubscription, insertWorkspace, openOutbox } from '../support/webhook-helpers.js';
 
 const FAIL: SendOutcome = { ok: false, statusCode: 500, durationMs: 12, error: 'receiver answered 500' };
 const OK: SendOutcome = { ok: true, statusCode: 200, durationMs: 8, error: null };
 
-describe('DeliveryQueue', () => {
+describe('DeliveryStore', () => {
   let db: Db;
   let database: SqliteDatabase;
-  let queue: DeliveryQueue;
+  let queue: DeliveryStore;
   let outbox: DeliveryOutbox;
   let clock: FakeClock;
   let ws: number;
@@ -63,7 +64,7 @@ describe('DeliveryQueue', () => {
   it('enqueueEvent: rolls back with the transaction that caused the event', async () => {
     insertSubscription(db, { workspaceId: ws });
     const change = database.write(async (tx) => {
-      await new DeliveryQueue(tx).enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: 0 });
+      await createDeliveryStore(tx, generateMessageId).enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: 0 });
       throw new Error('the change failed');
     });
     await expect(change).rejects.toThrow('the change failed');
@@ -81,8 +82,8 @@ describe('DeliveryQueue', () => {
     expect(await claim('w2')).toEqual([]);
     clock.advance(60_000);
     expect((await claim('w2')).map((d) => d.id)).toEqual([id]);
-    expect(await outbox.recordAttempt({ deliveryId: id!, owner: 'w1', outcome: OK, now: clock.now() })).toEqual({ status: 'lease_lost' });
-    expect(await outbox.recordAttempt({ deliveryId: id!, owner: 'w2', outcome: OK, now: clock.now() })).toMatchObject({ status: 'succeeded', attemptNumber: 1 });
+    expect(await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'w1', outcome: OK, now: clock.now() })).toEqual({ status: 'lease_lost' });
+    expect(await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'w2', outcome: OK, now: clock.now() })).toMatchObject({ status: 'succeeded', attemptNumber: 1 });
   });
 
   it('claimDue: caps deliveries in flight per subscription, counting leases held by others', async () => {
@@ -95,7 +96,7 @@ describe('DeliveryQueue', () => {
     expect(first.map((d) => d.subscriptionId)).toEqual([slow, fast, slow, fast]); // dealt round-robin
     // Another process sees the two live leases of each subscription: nothing more for either.
     expect(await claim('w2', { perSubscriptionCap: 2 })).toEqual([]);
-    await outbox.recordAttempt({ deliveryId: first[3]!.id, owner: 'w1', outcome: OK, now: clock.now() });
+    await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: first[3]!.id, owner: 'w1', outcome: OK, now: clock.now() });
     expect((await claim('w2', { perSubscriptionCap: 2 })).map((d) => d.subscriptionId)).toEqual([fast]);
   });
 
@@ -117,7 +118,7 @@ describe('DeliveryQueue', () => {
     for (const wait of [0, 5000, 30_000]) {
       clock.advance(wait);
       expect((await claim()).map((d) => d.id)).toEqual([id]);
-      results.push(await outbox.recordAttempt({ deliveryId: id!, owner: 'w1', outcome: FAIL, now: clock.now() }));
+      results.push(await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'w1', outcome: FAIL, now: clock.now() }));
       expect(await claim()).toEqual([]); // the retry is not due yet
       if (results.length < 3) expect(subscription(sub).errors_counter).toBe(0);
     }
@@ -141,10 +142,10 @@ describe('DeliveryQueue', () => {
     const sub = insertSubscription(db, { workspaceId: ws });
     const [id] = await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: clock.now() });
     await claim();
-    await outbox.recordAttempt({ deliveryId: id!, owner: 'w1', outcome: FAIL, now: clock.now() });
+    await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'w1', outcome: FAIL, now: clock.now() });
     clock.advance(5000);
     await claim();
-    expect(await outbox.recordAttempt({ deliveryId: id!, owner: 'w1', outcome: OK, now: clock.now() })).toMatchObject({ status: 'succeeded', attemptNumber: 2 });
+    expect(await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'w1', outcome: OK, now: clock.now() })).toMatchObject({ status: 'succeeded', attemptNumber: 2 });
     expect(subscription(sub)).toEqual({ errors_counter: 0, consecutive_failures: 0, enabled: 1 });
     expect(delivery(id!)).toMatchObject({ status: 'succeeded', attempts: 2, completed_at: clock.now() });
   });
@@ -155,7 +156,7 @@ describe('DeliveryQueue', () => {
     let result;
     for (let attempt = 1; attempt <= 3; attempt++) {
       expect((await claim()).map((d) => d.id)).toEqual([id]);
-      result = await outbox.recordAttempt({ deliveryId: id!, owner: 'w1', outcome: attempt === 3 ? final : FAIL, now: clock.now(), failureNotifyThreshold: threshold });
+      result = await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'w1', outcome: attempt === 3 ? final : FAIL, now: clock.now(), failureNotifyThreshold: threshold });
       clock.advance(30_000);
       if (result.status === 'succeeded') break;
     }
@@ -190,7 +191,7 @@ describe('DeliveryQueue', () => {
     insertSubscription(db, { workspaceId: ws });
     const [id] = await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { a: 1 }, now: clock.now() });
     await claim();
-    await outbox.recordAttempt({ deliveryId: id!, owner: 'w1', outcome: OK, now: clock.now() });
+    await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'w1', outcome: OK, now: clock.now() });
     clock.advance(10);
     const again = await queue.redeliver(id!, clock.now());
     expect(again).not.toBe(id);
@@ -203,7 +204,7 @@ describe('DeliveryQueue', () => {
     const [id] = await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: clock.now() });
     await claim();
     db.prepare('DELETE FROM webhook_subscriptions WHERE id = ?').run(sub);
-    expect(await outbox.recordAttempt({ deliveryId: id!, owner: 'w1', outcome: OK, now: clock.now() })).toEqual({ status: 'lease_lost' });
+    expect(await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'w1', outcome: OK, now: clock.now() })).toEqual({ status: 'lease_lost' });
   });
 
   it('durability: deliveries survive closing and reopening the database; a dead lease is claimed again', async () => {

@@ -1,7 +1,7 @@
-import type { Page } from '../wire/types.js';
-import type { WebhookAttemptDto, WebhookDeliveryDto } from '../wire/webhook-types.js';
-import { isoTime } from '../wire/clock.js';
-import { query, type SqlExecutor } from '../store/sql.js';
+import type { Page } from '../../wire/types.js';
+import type { WebhookAttemptDto, WebhookDeliveryDto } from '../../wire/webhook-types.js';
+import { isoTime } from '../../wire/clock.js';
+import { query, type SqlExecutor } from '../sql.js';
 
 interface DeliveryRow {
   id: number;
@@ -38,26 +38,10 @@ const ATTEMPTS = query<AttemptRow>({
 
 
 /** Reads the attempt log of one subscription, on one executor (autocommit, or a transaction's). */
-export class DeliveryLog {
-  constructor(private readonly sql: SqlExecutor) {}
-
-  /** A page (from 1) of deliveries, newest first, each with its attempts. */
-  async list(subscriptionId: number, page: number, pageSize = 50): Promise<Page<WebhookDeliveryDto>> {
-    // One row more than a page tells whether another page exists without a COUNT.
-    const rows = await this.sql.all(PAGE, { subscriptionId, limit: pageSize + 1, offset: (page - 1) * pageSize });
-    const items = await this.withAttempts(rows.slice(0, pageSize));
-    return { items, page, has_more_pages: rows.length > pageSize };
-  }
-
-  /** One delivery of the subscription, or null. */
-  async get(subscriptionId: number, deliveryId: number): Promise<WebhookDeliveryDto | null> {
-    const row = await this.sql.get(ONE, { subscriptionId, id: deliveryId });
-    return row === undefined ? null : ((await this.withAttempts([row]))[0] ?? null);
-  }
-
-  private async withAttempts(rows: DeliveryRow[]): Promise<WebhookDeliveryDto[]> {
+export function createDeliveryLogStore(sql: SqlExecutor) {
+  const withAttempts = async (rows: DeliveryRow[]): Promise<WebhookDeliveryDto[]> => {
     if (rows.length === 0) return [];
-    const attempts = await this.sql.all(ATTEMPTS, { ids: JSON.stringify(rows.map((r) => r.id)) });
+    const attempts = await sql.all(ATTEMPTS, { ids: JSON.stringify(rows.map((r) => r.id)) });
     return rows.map((row) => ({
       id: row.id,
       webhook_id: row.webhook_msg_id,
@@ -68,7 +52,23 @@ export class DeliveryLog {
       created_at: isoTime(row.created_at),
       completed_at: row.completed_at === null ? null : isoTime(row.completed_at),
     }));
-  }
+  };
+
+  return {
+    /** A page (from 1) of deliveries, newest first, each with its attempts. */
+    async list(subscriptionId: number, page: number, pageSize = 50): Promise<Page<WebhookDeliveryDto>> {
+      // One row more than a page tells whether another page exists without a COUNT.
+      const rows = await sql.all(PAGE, { subscriptionId, limit: pageSize + 1, offset: (page - 1) * pageSize });
+      const items = await withAttempts(rows.slice(0, pageSize));
+      return { items, page, has_more_pages: rows.length > pageSize };
+    },
+
+    /** One delivery of the subscription, or null. */
+    async get(subscriptionId: number, deliveryId: number): Promise<WebhookDeliveryDto | null> {
+      const row = await sql.get(ONE, { subscriptionId, id: deliveryId });
+      return row === undefined ? null : ((await withAttempts([row]))[0] ?? null);
+    },
+  };
 }
 
 const rowToAttempt = (row: AttemptRow): WebhookAttemptDto => ({

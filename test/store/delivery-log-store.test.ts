@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock, isoTime } from '../../src/wire/clock.js';
-import { DeliveryLog } from '../../src/webhooks/delivery-log.js';
-import { insertSubscription, insertWorkspace, openOutbox } from '../support/webhook-helpers.js';
+import { createDeliveryLogStore } from '../../src/store/webhooks/delivery-log-store.js';
+import { DEFAULT_ATTEMPT_RULES, insertSubscription, insertWorkspace, openOutbox } from '../support/webhook-helpers.js';
 
-describe('DeliveryLog', () => {
+describe('the delivery log store', () => {
   it('list: deliveries newest first with their attempts, paged', async () => {
     const { db, database, queue, outbox } = openOutbox();
     const clock = new FakeClock();
-    const log = new DeliveryLog(database.sql);
+    const log = createDeliveryLogStore(database.sql);
     const ws = insertWorkspace(db);
     const sub = insertSubscription(db, { workspaceId: ws });
     const [first] = await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: clock.now() });
     const [second] = await queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: clock.now() });
     await outbox.claimDue({ now: clock.now(), limit: 1, owner: 'w', leaseMs: 1000, perSubscriptionCap: 1 });
-    await outbox.recordAttempt({ deliveryId: first!, owner: 'w', outcome: { ok: false, statusCode: 502, durationMs: 40, error: 'receiver answered 502' }, now: clock.now() });
+    await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: first!, owner: 'w', outcome: { ok: false, statusCode: 502, durationMs: 40, error: 'receiver answered 502' }, now: clock.now() });
 
     const page = await log.list(sub, 1);
     expect(page).toMatchObject({ page: 1, has_more_pages: false });

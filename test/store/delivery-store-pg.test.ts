@@ -8,10 +8,12 @@ import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { query } from '../../src/store/sql.js';
 import { createStatsStore } from '../../src/store/stats-store.js';
-import { DeliveryLog } from '../../src/webhooks/delivery-log.js';
-import { DeliveryQueue, type ClaimOptions } from '../../src/webhooks/delivery-queue.js';
-import { DeliveryOutbox } from '../../src/webhooks/delivery-outbox.js';
+import { createDeliveryLogStore } from '../../src/store/webhooks/delivery-log-store.js';
+import { createDeliveryStore, type ClaimOptions } from '../../src/store/webhooks/delivery-store.js';
+import { openDeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
+import { generateMessageId } from '../../src/webhooks/signature.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { DEFAULT_ATTEMPT_RULES } from '../support/webhook-helpers.js';
 
 const OK = { ok: true, statusCode: 200, durationMs: 3, error: null } as const;
 const FAIL = { ok: false, statusCode: 500, durationMs: 4, error: 'receiver answered 500' } as const;
@@ -54,32 +56,32 @@ const subscription = async (db: PgDatabase, workspaceId: number, eventType = 'me
 describe('webhook outbox on PostgreSQL', () => {
   it('enqueue, claim, retry, fail, notify, redeliver and the log: as on SQLite', async () => {
     const db = open();
-    const outbox = DeliveryOutbox.over(db);
+    const outbox = openDeliveryOutbox(db, generateMessageId);
     const ws = await workspace(db);
     const sub = await subscription(db, ws);
     const claim = (now: number) => outbox.claimDue({ now, limit: 10, owner: 'w1', leaseMs: 60_000, perSubscriptionCap: 5 });
-    const [id] = await outbox.queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { a: 1 }, now: 1000 });
+    const [id] = await outbox.deliveries.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: { a: 1 }, now: 1000 });
     expect(await outbox.nextDueAt()).toBe(1000);
     expect(await claim(999)).toEqual([]);
     for (const [at, expected] of [[1000, 'retry_scheduled'], [6000, 'retry_scheduled'], [36_000, 'failed']] as const) {
       const claimed = await claim(at);
       expect(claimed).toMatchObject([{ id, subscriptionId: sub, payload: '{"a":1}', url: 'https://a.example.com/h', listenSessionId: null, partnerId: null }]);
       expect(await claim(at)).toEqual([]);
-      expect(await outbox.recordAttempt({ deliveryId: id!, owner: 'w1', outcome: FAIL, now: at, failureNotifyThreshold: 1 })).toMatchObject({ status: expected });
+      expect(await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'w1', outcome: FAIL, now: at, failureNotifyThreshold: 1 })).toMatchObject({ status: expected });
     }
     expect(await db.sql.get(DELIVERY, { id })).toEqual({ status: 'failed', attempts: 3, lease_owner: null });
     expect(await db.sql.get(COUNTERS, { id: sub })).toEqual({ errors_counter: 1, consecutive_failures: 1 });
     expect((await db.sql.get(NOTICES))!.n).toBe(1);
     expect(await outbox.nextDueAt()).toBeNull();
 
-    const again = await outbox.queue.redeliver(id!, 40_000);
+    const again = await outbox.deliveries.redeliver(id!, 40_000);
     expect(again).toBeGreaterThan(id!);
-    expect(await outbox.queue.redeliver(999_999, 40_000)).toBeNull();
+    expect(await outbox.deliveries.redeliver(999_999, 40_000)).toBeNull();
     const [redelivered] = await claim(40_000);
-    expect(await outbox.recordAttempt({ deliveryId: redelivered!.id, owner: 'w1', outcome: OK, now: 40_000 })).toMatchObject({ status: 'succeeded', attemptNumber: 1 });
+    expect(await outbox.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: redelivered!.id, owner: 'w1', outcome: OK, now: 40_000 })).toMatchObject({ status: 'succeeded', attemptNumber: 1 });
     expect(await db.sql.get(COUNTERS, { id: sub })).toEqual({ errors_counter: 1, consecutive_failures: 0 });
 
-    const log = new DeliveryLog(db.sql);
+    const log = createDeliveryLogStore(db.sql);
     const page = await log.list(sub, 1);
     expect(page.items.map((d) => [d.id, d.status, d.attempts.length])).toEqual([[again, 'succeeded', 1], [id, 'failed', 3]]);
     expect((await log.get(sub, id!))?.attempts.map((a) => a.response_code)).toEqual([500, 500, 500]);
@@ -87,7 +89,7 @@ describe('webhook outbox on PostgreSQL', () => {
     const stats = createStatsStore(db.sql);
     expect(await stats.webhooks()).toEqual([]);
     expect(await stats.pendingBySubscription()).toEqual([]);
-    await outbox.queue.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: 50_000 });
+    await outbox.deliveries.enqueueEvent({ workspaceId: ws, eventType: 'message:new', payload: {}, now: 50_000 });
     expect(await stats.webhooks()).toEqual([{ kind: 'workspace', status: 'pending', count: 1, oldest: 50_000 }]);
     expect(await stats.pendingBySubscription()).toMatchObject([{ id: sub, workspace_id: ws, partner_id: null, count: 1, oldest: 50_000 }]);
   });
@@ -97,11 +99,11 @@ describe('webhook outbox on PostgreSQL', () => {
     const ws = await workspace(db);
     await subscription(db, ws, 'chat:created');
     const change = db.write(async (tx) => {
-      await new DeliveryQueue(tx).enqueueEvent({ workspaceId: ws, eventType: 'chat:created', payload: {}, now: 0 });
+      await createDeliveryStore(tx, generateMessageId).enqueueEvent({ workspaceId: ws, eventType: 'chat:created', payload: {}, now: 0 });
       throw new Error('the change failed');
     });
     await expect(change).rejects.toThrow('the change failed');
-    expect(await new DeliveryQueue(db.sql).enqueueEvent({ workspaceId: ws + 1, eventType: 'chat:created', payload: {}, now: 0 })).toEqual([]);
+    expect(await createDeliveryStore(db.sql, generateMessageId).enqueueEvent({ workspaceId: ws + 1, eventType: 'chat:created', payload: {}, now: 0 })).toEqual([]);
   });
 
   it('replicas claiming one deep queue at once never lease a row twice, and keep each subscription under its cap', async () => {
@@ -109,10 +111,10 @@ describe('webhook outbox on PostgreSQL', () => {
     const ws = await workspace(setup);
     const subs = [await subscription(setup, ws, 'e1'), await subscription(setup, ws, 'e2', 'https://b.example.com/h')];
     await setup.write(async (tx) => {
-      const queue = new DeliveryQueue(tx);
+      const queue = createDeliveryStore(tx, generateMessageId);
       for (const sub of subs) for (let i = 0; i < 150; i += 1) await queue.enqueue({ subscriptionId: sub, eventType: 'x', payload: { i }, now: 0 });
     });
-    const replicas = [open(), open(), open()].map((db) => DeliveryOutbox.over(db));
+    const replicas = [open(), open(), open()].map((db) => openDeliveryOutbox(db, generateMessageId));
     const seen = new Map<number, string>();
     const cap = 4;
     let inFlight = new Map<number, number>();
@@ -131,7 +133,7 @@ describe('webhook outbox on PostgreSQL', () => {
       for (const n of inFlight.values()) expect(n).toBeLessThanOrEqual(cap);
       await Promise.all(
         claims.map((claimed, r) =>
-          replicas[r]!.recordAndClaim(claimed.map((d) => ({ deliveryId: d.id, owner: `r${r}`, outcome: OK, now: 1 })), null),
+          replicas[r]!.recordAndClaim(claimed.map((d) => ({ ...DEFAULT_ATTEMPT_RULES, deliveryId: d.id, owner: `r${r}`, outcome: OK, now: 1 })), null),
         ),
       );
     }
@@ -143,18 +145,18 @@ describe('webhook outbox on PostgreSQL', () => {
     const killed = open();
     const ws = await workspace(killed);
     const sub = await subscription(killed, ws, 'takeover');
-    const dead = DeliveryOutbox.over(killed);
-    const [id] = await dead.queue.enqueueEvent({ workspaceId: ws, eventType: 'takeover', payload: {}, now: 0 });
+    const dead = openDeliveryOutbox(killed, generateMessageId);
+    const [id] = await dead.deliveries.enqueueEvent({ workspaceId: ws, eventType: 'takeover', payload: {}, now: 0 });
     expect((await dead.claimDue({ now: 0, limit: 5, owner: 'dead', leaseMs: 30_000, perSubscriptionCap: 2 })).map((d) => d.id)).toEqual([id]);
     await killed.close(); // its connections are gone; the lease stays in the row
 
-    const other = DeliveryOutbox.over(open());
+    const other = openDeliveryOutbox(open(), generateMessageId);
     const claim = (now: number) => other.claimDue({ now, limit: 5, owner: 'other', leaseMs: 30_000, perSubscriptionCap: 2 });
     expect(await other.nextDueAt()).toBe(30_000);
     expect(await claim(29_999)).toEqual([]);
     expect((await claim(30_000)).map((d) => [d.id, d.subscriptionId])).toEqual([[id, sub]]);
-    expect(await other.recordAttempt({ deliveryId: id!, owner: 'dead', outcome: OK, now: 30_001 })).toEqual({ status: 'lease_lost' });
-    expect(await other.recordAttempt({ deliveryId: id!, owner: 'other', outcome: OK, now: 30_001 })).toMatchObject({ status: 'succeeded' });
+    expect(await other.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'dead', outcome: OK, now: 30_001 })).toEqual({ status: 'lease_lost' });
+    expect(await other.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'other', outcome: OK, now: 30_001 })).toMatchObject({ status: 'succeeded' });
     expect(await other.liveOwners(30_001)).toEqual([]);
   });
 });

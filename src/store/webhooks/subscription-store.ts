@@ -1,4 +1,4 @@
-import { query, type SqlExecutor } from './sql.js';
+import { query, type SqlExecutor } from '../sql.js';
 
 /** A row of webhook_subscriptions. */
 export interface WebhookRow {
@@ -52,8 +52,8 @@ const ANY_PARTNER = query<{ one: number }>(
 const PARTNER_CREDENTIALS = query<{ public_id: string; secret: string }>('SELECT public_id, secret FROM partners WHERE id = @partnerId');
 const SUBSCRIPTION_PARTNER = query<{ partner_id: number | null }>('SELECT partner_id FROM webhook_subscriptions WHERE id = @id');
 
-/** Webhook subscriptions (migration 002). The outbox has its own queue. */
-export function createWebhookStore(sql: SqlExecutor) {
+/** Webhook subscriptions (migration 002); their deliveries are the outbox's (delivery-store.ts). */
+export function createSubscriptionStore(sql: SqlExecutor) {
   return {
     insert: async (s: WebhookScope & { eventType: string; url: string; enabled: boolean; secret: string; now: number }): Promise<number> =>
       (await sql.get(INSERT, {
@@ -88,4 +88,4 @@ export function createWebhookStore(sql: SqlExecutor) {
   };
 }
 
-export type WebhookStore = ReturnType<typeof createWebhookStore>;
+export type SubscriptionStore = ReturnType<typeof createSubscriptionStore>;

@@ -1,0 +1,201 @@
+import { query, type SqlExecutor } from '../sql.js';
+import { recordAttempt, recordAttempts, type DeliveryRow, type RecordAttemptInput, type RecordAttemptResult } from './delivery-attempts.js';
+import { createDeliveryPicker, type DeliveryPicker, type PickOptions } from './delivery-picker.js';
+
+/** A delivery a worker holds a lease on, with what it needs to sign and send it. */
+export interface ClaimedDelivery {
+  id: number;
+  subscriptionId: number;
+  msgId: string;
+  eventType: string;
+  payload: string;
+  /** Attempts already recorded; the one about to be made is `attempts + 1`. */
+  attempts: number;
+  url: string;
+  secret: string;
+  listenSessionId: string | null;
+  /** Set for a partner's subscription (its deliveries carry X-SVC-* headers). */
+  partnerId: number | null;
+  /** When the event was queued (for the send → arrival latency). */
+  createdAt: number;
+}
+
+export interface ClaimOptions {
+  now: number;
+  limit: number;
+  owner: string;
+  leaseMs: number;
+  /** Most deliveries of one subscription in flight at once, across every process. */
+  perSubscriptionCap: number;
+  /** Most deliveries of one tenant to one receiver (URL origin) in flight, across its subscriptions and every process. */
+  perEndpointCap?: number;
+  /** Most deliveries of one tenant (workspace or partner) in flight, across every process. */
+  perTenantCap?: number;
+  /** null (the default) claims POSTed subscriptions; a session id claims only that listener's. */
+  listenSessionId?: string | null;
+  /** Which tenant is served first (see `PickOptions.rotation`); the outbox counts its claims here. */
+  rotation?: number;
+}
+
+type SubscriptionFields = Pick<DeliveryRow, 'url' | 'secret' | 'listen_session_id' | 'workspace_id' | 'partner_id'>;
+type LeasedRow = Omit<DeliveryRow, keyof SubscriptionFields>;
+
+const rowToClaimed = (row: DeliveryRow): ClaimedDelivery => ({
+  id: row.id,
+  subscriptionId: row.subscription_id,
+  msgId: row.webhook_msg_id,
+  eventType: row.event_type,
+  payload: row.payload,
+  attempts: row.attempts,
+  url: row.url,
+  secret: row.secret,
+  listenSessionId: row.listen_session_id,
+  partnerId: row.partner_id,
+  createdAt: row.created_at,
+});
+
+// A list of ids as one parameter (a JSON array), the same on both dialects.
+const IDS = {
+  sqlite: 'SELECT value FROM json_each(@ids)',
+  postgres: 'SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(@ids AS JSON))',
+};
+
+const MATCHING = query<{ id: number }>(`SELECT id FROM webhook_subscriptions
+  WHERE enabled = 1 AND event_type = @eventType AND (workspace_id = @workspaceId OR partner_id = @partnerId)
+  ORDER BY id`);
+const INSERT = query<{ id: number }>(`INSERT INTO webhook_deliveries
+  (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+  VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now) RETURNING id`);
+// Every picked row leased in one statement; each subscription's fields are then read once per claim.
+const LEASE = query<LeasedRow>({
+  sqlite: `UPDATE webhook_deliveries
+    SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id IN (${IDS.sqlite})
+    RETURNING id, subscription_id, webhook_msg_id, event_type, payload, attempts, created_at`,
+  postgres: `UPDATE webhook_deliveries
+    SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id IN (${IDS.postgres})
+    RETURNING id, subscription_id, webhook_msg_id, event_type, payload, attempts, created_at`,
+});
+const SUBSCRIPTION = query<SubscriptionFields>(
+  'SELECT url, secret, listen_session_id, workspace_id, partner_id FROM webhook_subscriptions WHERE id = @id',
+);
+const LIVE_OWNERS = query<{ owner: string }>(`SELECT DISTINCT lease_owner AS owner FROM webhook_deliveries
+  WHERE status = 'delivering' AND lease_until > @now`);
+const EXPIRE_OWNER = query(`UPDATE webhook_deliveries SET lease_until = @now
+  WHERE status = 'delivering' AND lease_owner = @owner AND lease_until > @now`);
+const REDELIVER = query<{ id: number }>(`INSERT INTO webhook_deliveries
+  (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+  SELECT subscription_id, webhook_msg_id, event_type, payload, 'pending', 0, @now, @now
+  FROM webhook_deliveries WHERE id = @id RETURNING id`);
+
+
+/**
+ * The durable webhook outbox over the tables of migration 002, on one executor: the engine's autocommit one
+ * or one transaction's (`createStores` builds one per transaction, so the factory builds nothing but the
+ * object). It knows nothing of the engine: the engine calls `enqueueEvent` inside the transaction that makes
+ * the change. `claim` and `record` must run inside a write transaction; workers go through the delivery outbox
+ * (delivery-outbox.ts), which opens one for them. `newMessageId` names an event's deliveries (their
+ * `webhook-id`) when the caller gives no id: the signing rules' `generateMessageId` (src/webhooks/signature.ts).
+ */
+export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string) {
+  // Made on first use: most transactions' stores only enqueue.
+  let pickerOf: DeliveryPicker | undefined;
+  const picker = (): DeliveryPicker => (pickerOf ??= createDeliveryPicker(sql));
+
+  /** Writes one pending delivery for one subscription (test events use this directly). */
+  const enqueue = async (input: { subscriptionId: number; eventType: string; payload: unknown; now: number; msgId?: string }): Promise<number> => {
+    const row = await sql.get(INSERT, {
+      subscriptionId: input.subscriptionId,
+      msgId: input.msgId ?? newMessageId(),
+      eventType: input.eventType,
+      payload: typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload),
+      now: input.now,
+    });
+    return row!.id;
+  };
+
+  return {
+    dialect: sql.dialect,
+
+    /**
+     * Writes one pending delivery per enabled subscription of the scope that names `eventType`, all sharing
+     * one `webhook-id`. Call it inside the transaction of the change that caused the event. Returns the
+     * delivery ids (empty when nobody subscribed).
+     */
+    async enqueueEvent(input: {
+      workspaceId?: number | null;
+      partnerId?: number | null;
+      eventType: string;
+      payload: unknown;
+      now: number;
+      /** The `webhook-id` all its deliveries share; a fresh one when absent. */
+      msgId?: string;
+    }): Promise<number[]> {
+      const subscriptions = await sql.all(MATCHING, {
+        eventType: input.eventType,
+        workspaceId: input.workspaceId ?? null,
+        partnerId: input.partnerId ?? null,
+      });
+      if (subscriptions.length === 0) return [];
+      const msgId = input.msgId ?? newMessageId();
+      const payload = typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload);
+      const ids: number[] = [];
+      for (const s of subscriptions) {
+        ids.push(await enqueue({ subscriptionId: s.id, eventType: input.eventType, payload, now: input.now, msgId }));
+      }
+      return ids;
+    },
+
+    enqueue,
+
+    /**
+     * Ids of up to `limit` due deliveries, dealt fairly, without leasing them: outside a transaction, a cheap
+     * look whether a claim would find anything (a poll that finds nothing takes no write lock).
+     */
+    pick: (options: PickOptions): Promise<number[]> => picker().pick(options),
+
+    /**
+     * Leases up to `limit` due deliveries (pending and due, or delivering with an expired lease). Call it inside
+     * a write transaction: on SQLite the transaction's lock, on PostgreSQL the rows locked by the pick (FOR
+     * UPDATE SKIP LOCKED, in a READ COMMITTED transaction), keep two processes from leasing the same row. Fair
+     * across subscriptions: each gets at most `perSubscriptionCap` in flight, counting leases others hold.
+     */
+    async claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
+      const { ids, subscriptions } = await picker().pickWithSubscriptions(options);
+      if (ids.length === 0) return [];
+      const leased = await sql.all(LEASE, { ids: JSON.stringify(ids), owner: options.owner, leaseUntil: options.now + options.leaseMs });
+      const byId = new Map(leased.map((row) => [row.id, row]));
+      const claimed: ClaimedDelivery[] = [];
+      // In the order they were dealt.
+      for (const id of ids) {
+        const row = byId.get(id);
+        if (row === undefined) continue;
+        const picked = subscriptions.get(row.subscription_id);
+        const subscription: SubscriptionFields =
+          picked === undefined
+            ? (await sql.get(SUBSCRIPTION, { id: row.subscription_id }))!
+            : { url: picked.url, secret: picked.secret, listen_session_id: picked.listen_session_id, workspace_id: picked.workspace_id, partner_id: picked.partner_id };
+        claimed.push(rowToClaimed({ ...row, ...subscription }));
+      }
+      return claimed;
+    },
+
+    /** Records many attempts in a few statements (see `recordAttempts`); results in input order. */
+    recordMany: (inputs: readonly RecordAttemptInput[]): Promise<RecordAttemptResult[]> => recordAttempts(sql, inputs),
+
+    /** Logs one attempt and moves the delivery on (see `recordAttempt`). Call it inside a write transaction. */
+    record: (input: RecordAttemptInput): Promise<RecordAttemptResult> => recordAttempt(sql, input),
+
+    /** Earliest time a POSTed delivery becomes due (a retry, or a lease running out), or null when none is pending. */
+    nextDueAt: (): Promise<number | null> => picker().nextDueAt(),
+
+    /** Owners holding a live lease, and letting one owner's leases run out now (see workers/lease-owners.ts). */
+    liveOwners: async (now: number): Promise<string[]> => (await sql.all(LIVE_OWNERS, { now })).map((row) => row.owner),
+
+    expireOwner: async (owner: string, now: number): Promise<void> => void (await sql.run(EXPIRE_OWNER, { owner, now })),
+
+    /** Queues a delivery again as a new row with the same `webhook-id` and body; returns the new id. */
+    redeliver: async (deliveryId: number, now: number): Promise<number | null> => (await sql.get(REDELIVER, { id: deliveryId, now }))?.id ?? null,
+  };
+}
+
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;
