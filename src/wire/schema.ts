@@ -7,9 +7,9 @@
  * (fast-json-stringify writes null for it rather than coercing it), an enum is `{type: "string", enum}`,
  * a map is `additionalProperties`, not TypeBox's `anyOf` / `const` / `patternProperties` forms.
  */
-import Type, { type Static, type TSchema } from 'typebox';
+import Type, { type Static, type TSchema, type TUnsafe } from 'typebox';
 
-export { Type, type Static, type TSchema };
+export { Type, type Static, type TSchema, type TUnsafe };
 
 /** `T | null`, written as `type: [T, "null"]`. */
 export const Nullable = <T extends TSchema>(schema: T) => {

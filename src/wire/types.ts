@@ -4,7 +4,7 @@
  * them with these schemas, and both clients return them, so a command cannot tell the local engine from a
  * remote server. Each shape is one schema; its type is derived from it (`Static`), never written again.
  */
-import { DateTime, Nullable, type Static, StringEnum, StringMap, TrueFlag, Type } from './schema.js';
+import { DateTime, Nullable, type Static, StringEnum, StringMap, TrueFlag, type TSchema, type TUnsafe, Type } from './schema.js';
 
 /** A message's states, in the order it passes them; the API documents and the store's type derive from this. */
 export const MESSAGE_STATUSES = ['Pending', 'Sending', 'Sent', 'Failed'] as const;
@@ -16,12 +16,10 @@ export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 export const PLANS = ['standard', 'business'] as const;
 export type Plan = (typeof PLANS)[number];
 
-/** A page of a list: `?page=N` from 1, 50 items a page. */
-export interface Page<T> {
-  items: T[];
-  page: number;
-  has_more_pages: boolean;
-}
+/** A page of a list: `?page=N` from 1, 50 items a page (docs/api-behaviour.md: `has_more_pages`). */
+export const PageOf = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), page: Type.Integer(), has_more_pages: Type.Boolean() });
+export type Page<T> = Static<ReturnType<typeof PageOf<TUnsafe<T>>>>;
 
 /** Fields shared by every send endpoint (docs/api-behaviour.md). */
 const sendFields = {

@@ -1,56 +1,42 @@
 /**
  * Schemas shared by every route: the `{status, data}` envelope, the error body, list paging and path ids.
- * JSON Schema objects (TypeBox for the parameters, so their types derive from them), with which Fastify
- * validates and @fastify/swagger documents; the shapes inside `data` are the wire schemas of src/wire.
+ * TypeBox schemas like the wire shapes of src/wire they wrap: Fastify validates and serialises with them,
+ * @fastify/swagger documents them, and the type provider types each handler's input and answer from them.
  */
-import { type TSchema, Type } from '../../wire/schema.js';
+import { PageOf } from '../../wire/types.js';
+import { type Static, StringEnum, type TSchema, Type } from '../../wire/schema.js';
 import { MAX_UID_LENGTH } from '../../engine/ids.js';
 import { MAX_PAGE } from '../../engine/paging.js';
 
 /** JSON Schema as route definitions hold it. */
 export type JsonSchema = Record<string, unknown>;
-/** A schema a route may name: hand-written JSON, or a TypeBox schema (the wire shapes of src/wire). */
-export type RouteSchema = JsonSchema | TSchema;
 
 /** The error body of docs/api-behaviour.md plus the stable `error_code` of docs/api-behaviour.md. */
-export const errorBodySchema = {
-  type: 'object',
-  description: 'Error body',
-  required: ['status', 'message', 'error_code'],
-  properties: {
-    status: { type: 'string', enum: ['error'] },
-    message: { type: 'string' },
-    error_code: { type: 'string' },
-    hint: { type: 'string', description: 'What to do next, when the service knows' },
+export const errorBodySchema = Type.Object(
+  {
+    status: StringEnum(['error'] as const),
+    message: Type.String(),
+    error_code: Type.String(),
+    hint: Type.Optional(Type.String({ description: 'What to do next, when the service knows' })),
   },
-} as const;
+  { description: 'Error body' },
+);
+export type ErrorBody = Static<typeof errorBodySchema>;
 
 /** `{ "status": "ok", "data": <data> }`. */
-export const envelope = (data: RouteSchema): JsonSchema => ({
-  type: 'object',
-  required: ['status', 'data'],
-  properties: { status: { type: 'string', enum: ['ok'] }, data },
-});
+export const envelope = <T extends TSchema>(data: T) => Type.Object({ status: StringEnum(['ok'] as const), data });
 
 /** A page of a list (docs/api-behaviour.md: 50 a page, `has_more_pages`). */
-export const pageOf = (item: RouteSchema): JsonSchema => ({
-  type: 'object',
-  required: ['items', 'page', 'has_more_pages'],
-  properties: {
-    items: { type: 'array', items: item },
-    page: { type: 'integer' },
-    has_more_pages: { type: 'boolean' },
-  },
-});
+export const pageOf = PageOf;
 
 /** A 401 carries no body (docs/api-behaviour.md). */
-const noBody = { description: 'Token missing or invalid; no body', type: 'null' } as const;
+const noBody = Type.Null({ description: 'Token missing or invalid; no body' });
 
 /**
  * The `response` map of an authenticated route: the envelope on 200, the error body on any other 4xx/5xx.
  * Declaring the 200 schema also makes Fastify serialise with fast-json-stringify, dropping stray fields.
  */
-export const responses = (data: RouteSchema): Record<string, JsonSchema> => ({
+export const responses = <T extends TSchema>(data: T) => ({
   200: envelope(data),
   401: noBody,
   '4xx': errorBodySchema,

@@ -4,22 +4,28 @@
  * the Public API's bodiless 401).
  */
 import { QrLinkCreateInput } from '../../wire/partner-types.js';
-import { Nullable, Type } from '../../wire/schema.js';
-import { type JsonSchema, type RouteSchema, envelope, errorBodySchema } from './common-schemas.js';
+import { Nullable, type TSchema, Type } from '../../wire/schema.js';
+import { envelope, errorBodySchema } from './common-schemas.js';
 
 const id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 /** The 401 body: the usual error body plus `rule`, the docs/api-behaviour.md rule that failed. */
-export const partnerAuthErrorSchema = {
-  ...errorBodySchema,
-  title: 'PartnerAuthError',
-  required: [...errorBodySchema.required, 'rule'],
-  properties: { ...errorBodySchema.properties, rule: { type: 'string' } },
-} as const;
+export const partnerAuthErrorSchema = Type.Object(
+  { ...errorBodySchema.properties, rule: Type.String() },
+  { description: 'Error body', title: 'PartnerAuthError' },
+);
 
-/** Response map of a partner route: `status` (200 or 201) carries the envelope. */
-export const partnerResponses = (data: RouteSchema, status = 200): Record<string, JsonSchema> => ({
-  [status]: envelope(data),
+/** Response map of a partner route: the envelope on 200. */
+export const partnerResponses = <T extends TSchema>(data: T) => ({
+  200: envelope(data),
+  401: partnerAuthErrorSchema,
+  '4xx': errorBodySchema,
+  '5xx': errorBodySchema,
+});
+
+/** Response map of a partner route that creates: the envelope on 201. */
+export const partnerCreatedResponses = <T extends TSchema>(data: T) => ({
+  201: envelope(data),
   401: partnerAuthErrorSchema,
   '4xx': errorBodySchema,
   '5xx': errorBodySchema,

@@ -4,7 +4,7 @@ import { Type } from '../../../wire/schema.js';
 import { partnerApi } from './partner-auth.js';
 import { type RouteGroup, ok } from '../../server/route-context.js';
 import { pageOf, pageQuery } from '../../schemas/common-schemas.js';
-import { partnerResponses, qrCreateBody, userParams, workspaceParams } from '../../schemas/partner-schemas.js';
+import { partnerCreatedResponses, partnerResponses, qrCreateBody, userParams, workspaceParams } from '../../schemas/partner-schemas.js';
 
 const users = Type.Array(PartnerUserDto);
 
@@ -19,7 +19,7 @@ export const partnerUserRoutes: RouteGroup = async (app, ctx) => {
         summary: 'Create users in batch, one seat each, all or none (409 seats_full)',
         params: workspaceParams,
         body: PartnerUsersCreateInput,
-        response: partnerResponses(users, 201),
+        response: partnerCreatedResponses(users),
       },
     },
     async (request, reply) => reply.code(201).send(ok(await partnerApi(ctx, request).createUsers(request.params.id, request.body))),

@@ -8,7 +8,7 @@ import {
 } from '../../../wire/partner-types.js';
 import { partnerApi } from './partner-auth.js';
 import { type RouteGroup, ok } from '../../server/route-context.js';
-import { partnerResponses, workspaceParams } from '../../schemas/partner-schemas.js';
+import { partnerCreatedResponses, partnerResponses, workspaceParams } from '../../schemas/partner-schemas.js';
 
 /** GET /me; POST /workspaces; GET/PATCH /workspaces/{id}; GET/POST /workspaces/{id}/api-token. */
 export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
@@ -26,7 +26,7 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'createWorkspace',
         summary: 'Create a workspace with a seat allocation',
         body: PartnerWorkspaceCreateInput,
-        response: partnerResponses(PartnerWorkspaceDto, 201),
+        response: partnerCreatedResponses(PartnerWorkspaceDto),
       },
     },
     async (request, reply) => reply.code(201).send(ok(await partnerApi(ctx, request).createWorkspace(request.body))),

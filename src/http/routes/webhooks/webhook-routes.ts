@@ -11,15 +11,17 @@ import {
 import type { WebhookSubscriptionsApi } from '../../../engine/webhooks/subscriptions.js';
 import { workspaceIdOf } from '../public/token-auth.js';
 import { type RouteContext, type RouteGroup, ok } from '../../server/route-context.js';
-import { type JsonSchema, type RouteSchema, idParams, pageOf, pageQuery, responses as publicResponses } from '../../schemas/common-schemas.js';
+import { idParams, pageOf, pageQuery, responses as publicResponses } from '../../schemas/common-schemas.js';
 import { deliveryParams, triggerEventBody, webhookCreateBody, webhookUpdateBody } from '../../schemas/webhook-schemas.js';
+import type { partnerResponses } from '../../schemas/partner-schemas.js';
+import type { TSchema } from '../../../wire/schema.js';
 import { EVENT_TYPES } from '../../../wire/webhook-events.js';
 
 /** How a route finds the subscriptions of the authenticated caller (a workspace, or a partner). */
 export type WebhookScopeOf = (ctx: RouteContext, request: FastifyRequest) => WebhookSubscriptionsApi;
 
 /** How a mount describes its answers: the envelope on 200 and its own 401 (no body on /api, a body on /partner). */
-export type ResponsesOf = (data: RouteSchema) => Record<string, JsonSchema>;
+export type ResponsesOf = <T extends TSchema>(data: T) => ReturnType<typeof publicResponses<T>> | ReturnType<typeof partnerResponses<T>>;
 
 /**
  * The webhook routes over any scope: `/api` mounts them for the token's workspace; `/partner` mounts the same
