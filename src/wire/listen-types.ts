@@ -1,26 +1,31 @@
 /**
- * Wire shapes of `svc webhooks listen` sessions: what the engine returns, `/api/webhooks/listen` serialises
- * and both listen clients hand back.
+ * Wire shapes of `svc webhooks listen` sessions: what the engine returns, `/api/webhooks/listen` validates,
+ * serialises and documents, and both listen clients hand back. One schema each, the type derived from it.
  */
+import { Nullable, type Static, StringEnum, Type } from './schema.js';
 
 /** `POST /webhooks/listen`: one listener, its signing secret and the events it receives. */
-export interface ListenSessionDto {
-  id: string;
-  secret: string;
-  events: string[];
-}
+export const ListenSessionDto = Type.Object(
+  { id: Type.String(), secret: Type.String(), events: Type.Array(Type.String()) },
+  { title: 'ListenSession' },
+);
+export type ListenSessionDto = Static<typeof ListenSessionDto>;
 
-/** `POST /webhooks/listen` body; `events` defaults to every workspace event. */
-export interface ListenOpenInput {
-  events?: string[];
-}
+/**
+ * `POST /webhooks/listen` body; `events` defaults to every workspace event. Any names here: the routes
+ * narrow them to their area's events.
+ */
+export const ListenOpenInput = Type.Object({ events: Type.Optional(Type.Array(Type.String(), { minItems: 1 })) });
+export type ListenOpenInput = Static<typeof ListenOpenInput>;
 
 /** `GET /webhooks/listen/secret`: the workspace's listener secret, the same for every session. */
-export interface ListenSecretDto {
-  secret: string;
-}
+export const ListenSecretDto = Type.Object({ secret: Type.String() });
+export type ListenSecretDto = Static<typeof ListenSecretDto>;
 
-/** One delivery handed to the listener: forward `payload` verbatim with `headers` (already signed). */
+/**
+ * One delivery handed to the listener: forward `payload` verbatim with `headers` (already signed). Sent as a
+ * Server-Sent Event, not through a route schema, so it stays a plain type.
+ */
 export interface ListenDeliveryDto {
   /** Delivery id; report the forward's result under it. */
   id: number;
@@ -37,28 +42,32 @@ export interface ListenDeliveryDto {
 }
 
 /** `POST /webhooks/listen/{id}/results`: what the local app answered to one forward. */
-export interface ListenResultInput {
-  delivery_id: number;
+export const ListenResultInput = Type.Object({
+  /** Delivery id the forward was for. */
+  delivery_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   /** HTTP status of the local app, or null when it could not be reached. */
-  status_code: number | null;
-  duration_ms: number;
+  status_code: Nullable(Type.Integer({ minimum: 100, maximum: 599 })),
+  duration_ms: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
   /** Why the forward failed (refused, timed out), or null. */
-  error: string | null;
-}
+  error: Nullable(Type.String({ maxLength: 2000 })),
+});
+export type ListenResultInput = Static<typeof ListenResultInput>;
 
 /**
  * What became of the attempt: done, to be retried, or given up (counted in `errors_counter`). A result for a
  * delivery no longer leased to the session (reported twice, or its lease ran out) is a 409 instead.
  */
-export interface ListenReportDto {
-  delivery_id: number;
-  status: 'succeeded' | 'retry_scheduled' | 'failed';
-  attempt: number | null;
-  next_attempt_at: string | null;
-}
+export const ListenReportDto = Type.Object(
+  {
+    delivery_id: Type.Integer(),
+    status: StringEnum(['succeeded', 'retry_scheduled', 'failed'] as const),
+    attempt: Nullable(Type.Integer()),
+    next_attempt_at: Nullable(Type.String()),
+  },
+  { title: 'ListenReport' },
+);
+export type ListenReportDto = Static<typeof ListenReportDto>;
 
 /** `DELETE /webhooks/listen/{id}`: the session, its subscriptions and their deliveries are gone. */
-export interface ListenClosedDto {
-  closed: true;
-  id: string;
-}
+export const ListenClosedDto = Type.Object({ closed: Type.Unsafe<true>(Type.Boolean()), id: Type.String() });
+export type ListenClosedDto = Static<typeof ListenClosedDto>;

@@ -1,6 +1,11 @@
-/** Wire shapes of the Partner API (docs/api-behaviour.md); the engine returns exactly these. */
+/**
+ * Wire shapes of the Partner API (docs/api-behaviour.md); the engine returns exactly these. Each is one
+ * schema, which the `/partner` routes validate, serialise and document with, and its derived type.
+ */
+import { ACCOUNT_STATUSES } from './types.js';
+import { DateTime, Nullable, type Static, StringEnum, Type } from './schema.js';
 
-/** What `svc admin partner create` hands out, once. */
+/** What `svc admin partner create` hands out, once (local engine only). */
 export interface CreatedPartner {
   partner_id: string;
   partner_secret: string;
@@ -8,87 +13,103 @@ export interface CreatedPartner {
 }
 
 /** The authenticated partner (`GET /partner/me`), never with its secret. */
-export interface PartnerDto {
-  partner_id: string;
-  name: string;
-  created_at: string;
-}
+export const PartnerDto = Type.Object({ partner_id: Type.String(), name: Type.String(), created_at: DateTime() }, { title: 'Partner' });
+export type PartnerDto = Static<typeof PartnerDto>;
 
-export interface PartnerWorkspaceCreateInput {
-  display_name: string;
-  seats_purchased: number;
-}
+const displayName = Type.String({ minLength: 1, maxLength: 200 });
+const seats = Type.Integer({ minimum: 0, maximum: 100_000 });
 
-/** Partial: only supplied fields change. */
-export interface PartnerWorkspaceUpdateInput {
-  display_name?: string;
-  seats_purchased?: number;
-}
+export const PartnerWorkspaceCreateInput = Type.Object({ display_name: displayName, seats_purchased: seats });
+export type PartnerWorkspaceCreateInput = Static<typeof PartnerWorkspaceCreateInput>;
 
-export interface PartnerWorkspaceDto {
-  workspace_id: number;
-  display_name: string;
-  seats_purchased: number;
-  seats_used: number;
-  messaging_quota: { total: number; used: number; remaining: number; period_start: string; period_end: string };
-  created_at: string;
-}
+/** Partial: only supplied fields change (at least one). */
+export const PartnerWorkspaceUpdateInput = Type.Object(
+  { display_name: Type.Optional(displayName), seats_purchased: Type.Optional(seats) },
+  { minProperties: 1 },
+);
+export type PartnerWorkspaceUpdateInput = Static<typeof PartnerWorkspaceUpdateInput>;
 
-export interface PartnerUsersCreateInput {
-  count: number;
-}
+export const PartnerWorkspaceDto = Type.Object(
+  {
+    workspace_id: Type.Integer(),
+    display_name: Type.String(),
+    seats_purchased: Type.Integer(),
+    seats_used: Type.Integer(),
+    messaging_quota: Type.Object(
+      { total: Type.Integer(), used: Type.Integer(), remaining: Type.Integer(), period_start: DateTime(), period_end: DateTime() },
+      { title: 'PartnerMessagingQuota' },
+    ),
+    created_at: DateTime(),
+  },
+  { title: 'PartnerWorkspace' },
+);
+export type PartnerWorkspaceDto = Static<typeof PartnerWorkspaceDto>;
+
+export const PartnerUsersCreateInput = Type.Object({ count: Type.Integer({ minimum: 1, maximum: 1000 }) });
+export type PartnerUsersCreateInput = Static<typeof PartnerUsersCreateInput>;
 
 /** The messenger account a user connected through a QR link, if any. */
-export interface PartnerUserAccountDto {
-  phone: string;
-  status: 'connected' | 'disconnected' | 'suspended';
-  connected_at: string | null;
-}
+export const PartnerUserAccountDto = Type.Object(
+  { phone: Type.String(), status: StringEnum(ACCOUNT_STATUSES), connected_at: Nullable(DateTime()) },
+  { title: 'PartnerUserAccount' },
+);
+export type PartnerUserAccountDto = Static<typeof PartnerUserAccountDto>;
 
-export interface PartnerUserDto {
-  user_id: number;
-  workspace_id: number;
-  name: string;
-  messenger_account: PartnerUserAccountDto | null;
-  created_at: string;
-}
+export const PartnerUserDto = Type.Object(
+  {
+    user_id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    name: Type.String(),
+    messenger_account: Nullable(PartnerUserAccountDto),
+    created_at: DateTime(),
+  },
+  { title: 'PartnerUser' },
+);
+export type PartnerUserDto = Static<typeof PartnerUserDto>;
 
-export interface QrLinkCreateInput {
-  /** 1..168, default 24. */
-  expires_in_hours?: number;
-}
+/** `POST .../qr`; the body may be left out (`null`): 24 hours. */
+export const QrLinkCreateInput = Type.Object({
+  expires_in_hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 168, default: 24 })),
+});
+export type QrLinkCreateInput = Static<typeof QrLinkCreateInput>;
 
-export interface QrLinkDto {
-  user_id: number;
-  qr_link: string;
-  expires_at: string;
-}
+export const QrLinkDto = Type.Object(
+  { user_id: Type.Integer(), qr_link: Type.String({ format: 'uri' }), expires_at: DateTime() },
+  { title: 'QrLink' },
+);
+export type QrLinkDto = Static<typeof QrLinkDto>;
 
-export interface DisconnectResult {
-  disconnected: boolean;
-  disconnected_at: string | null;
-  phone: string | null;
-}
+export const DisconnectResult = Type.Object(
+  { disconnected: Type.Boolean(), disconnected_at: Nullable(DateTime()), phone: Nullable(Type.String()) },
+  { title: 'DisconnectResult' },
+);
+export type DisconnectResult = Static<typeof DisconnectResult>;
 
 /** A workspace's Public API token: `token`, the name `svc admin workspace create` uses too. */
-export interface ApiTokenDto {
-  workspace_id: number;
-  token: string;
-  /** @deprecated the same value as `token`, kept for clients written before the rename. */
-  api_token: string;
-  created_at: string;
-}
+export const ApiTokenDto = Type.Object(
+  {
+    workspace_id: Type.Integer(),
+    token: Type.String({ description: 'The Public API token (the same name as in `svc admin workspace create`)' }),
+    /** @deprecated the same value as `token`, kept for clients written before the rename. */
+    api_token: Type.String({ deprecated: true, description: 'Deprecated: the same value as `token`' }),
+    created_at: DateTime(),
+  },
+  { title: 'ApiToken' },
+);
+export type ApiTokenDto = Static<typeof ApiTokenDto>;
 
 /** `svc sim scan`: the simulated phone scans a QR link (or the pairing payload shown on its page). */
-export interface SimScanInput {
-  qr_link?: string;
-  payload?: string;
-  phone: string;
-}
+export const SimScanInput = Type.Object({
+  qr_link: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  payload: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  phone: Type.String({ minLength: 1, maxLength: 32 }),
+});
+export type SimScanInput = Static<typeof SimScanInput>;
 
-export interface SimScanResult {
-  phone: string;
-  status: 'connected';
-  workspace_id: number;
-  user_id: number;
-}
+export const SimScanResult = Type.Object({
+  phone: Type.String(),
+  status: StringEnum(['connected'] as const),
+  workspace_id: Type.Integer(),
+  user_id: Type.Integer(),
+});
+export type SimScanResult = Static<typeof SimScanResult>;

@@ -1,8 +1,10 @@
 /**
  * The events svc delivers to webhook receivers, and their JSON bodies: `WebhookEvent` is a union keyed by
  * `event_type`, so `switch (event.event_type)` (or `WebhookEventOf<'message:received:new'>`) gives the exact
- * body type. The engine builds the bodies from these types (src/webhooks/payload.ts), so they cannot drift.
+ * body type. The engine builds the bodies from these types (src/webhooks/payload.ts), so they cannot drift; the
+ * types derive from the schemas the OpenAPI document's `webhooks` section shows (`Static`), written once.
  */
+import { DateTime, Nullable, type Static, StringEnum, StringMap, TrueFlag, type TSchema, Type } from './schema.js';
 
 /** Message events: a message was sent or received (`message:new` is either). */
 export const MESSAGE_EVENT_TYPES = ['message:new', 'message:received:new', 'message:sent:new'] as const;
@@ -44,102 +46,151 @@ export type PartnerEventType = (typeof PARTNER_EVENTS)[number];
 /** All 18 event names. */
 export type WebhookEventType = EventType | PartnerEventType;
 
-/** The `chat` object of message and chat events. */
-export interface ChatPayload {
-  full_name: string;
-  chat_url: string;
-  chat_id: number;
-  is_group: boolean;
-  phone: string;
-  /** Present while the chat is assigned (both or neither). */
-  responsible_name?: string;
-  responsible_email?: string;
-}
+const assigned = { description: 'Present only while the chat is assigned' };
+
+/** The `chat` object of message and chat events; `responsible_*` present while it is assigned (both or neither). */
+export const ChatPayload = Type.Object(
+  {
+    full_name: Type.String(),
+    chat_url: Type.String(),
+    chat_id: Type.Integer(),
+    is_group: Type.Boolean(),
+    phone: Type.String(),
+    responsible_name: Type.Optional(Type.String(assigned)),
+    responsible_email: Type.Optional(Type.String(assigned)),
+  },
+  { title: 'WebhookChat' },
+);
+export type ChatPayload = Static<typeof ChatPayload>;
+
+const accountFields = { full_name: Type.String(), email: Type.String(), phone: Type.String() };
 
 /** The `messenger_account` object: the workspace's own account the event concerns. */
-export interface AccountPayload {
-  full_name: string;
-  email: string;
-  phone: string;
-}
+export const AccountPayload = Type.Object(accountFields, { title: 'WebhookAccount' });
+export type AccountPayload = Static<typeof AccountPayload>;
 
-export interface MessageParty {
-  full_name: string | null;
-  phone: string;
-}
+export const MessageParty = Type.Object({ full_name: Nullable(Type.String()), phone: Type.String() }, { title: 'WebhookParty' });
+export type MessageParty = Static<typeof MessageParty>;
 
-export interface MessageAttachment {
-  /** Pre-signed, valid 15 minutes from delivery. */
-  temporary_download_url: string;
-  filename: string;
-  size: number;
-  mimetype: string;
-}
+export const MessageAttachment = Type.Object(
+  {
+    temporary_download_url: Type.String({ description: 'Pre-signed, valid 15 minutes from delivery' }),
+    filename: Type.String(),
+    size: Type.Integer(),
+    mimetype: Type.String(),
+  },
+  { title: 'WebhookAttachment' },
+);
+export type MessageAttachment = Static<typeof MessageAttachment>;
 
-export interface MessagePayload {
-  /** Empty when the message is only an attachment. */
-  text: string;
-  direction: 'sent' | 'received';
-  /** Name of the messaging network. */
-  origin: string;
-  /** `YYYY-MM-DD HH:MM:SS +ZZZZ`. */
-  timestamp: string;
-  message_uid: string;
-  /** Present when the message replies to another one. */
-  reply_to_uid?: string;
-  sender: MessageParty;
-  recipient: MessageParty;
-  attachments: MessageAttachment[];
-  /** Emoji -> count (a string); present only when the message has reactions. */
-  reactions?: Record<string, string>;
-}
+// docs/api-behaviour.md's timestamp form, used by every workspace event.
+const payloadTime = Type.String({
+  description: 'YYYY-MM-DD HH:MM:SS +ZZZZ',
+  pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} [+-]\\d{4}$',
+});
 
-/** `test: true` marks a sample (`svc webhooks test`, `svc trigger`); real events do not carry it. */
-interface Sample {
-  test?: true;
-}
+export const MessagePayload = Type.Object(
+  {
+    text: Type.String({ description: 'Empty when the message is only an attachment' }),
+    direction: StringEnum(['sent', 'received'] as const),
+    origin: Type.String({ description: 'Name of the messaging network' }),
+    timestamp: payloadTime,
+    message_uid: Type.String(),
+    reply_to_uid: Type.Optional(Type.String({ description: 'Present only when the message replies to another one' })),
+    sender: MessageParty,
+    recipient: MessageParty,
+    attachments: Type.Array(MessageAttachment),
+    reactions: Type.Optional(StringMap({ description: 'Emoji -> count; present only when the message has reactions' })),
+  },
+  { title: 'WebhookMessage' },
+);
+export type MessagePayload = Static<typeof MessagePayload>;
+
+// `test: true` marks a sample from `svc webhooks test` or `svc trigger`; real events do not carry it.
+const test = Type.Optional(TrueFlag({ description: 'Present (true) only on test and triggered sample events' }));
+
+/** The body of every message event (`event_type` one of MESSAGE_EVENT_TYPES); typed per event below. */
+export const MessageEventSchema = Type.Object(
+  { event_type: StringEnum(MESSAGE_EVENT_TYPES), chat: ChatPayload, messenger_account: AccountPayload, message: MessagePayload, test },
+  { title: 'MessageEvent' },
+);
+
+/** The body of every chat event: the message event's body without `message`. */
+export const ChatEventSchema = Type.Object(
+  { event_type: StringEnum(CHAT_EVENT_TYPES), chat: ChatPayload, messenger_account: AccountPayload, test },
+  { title: 'ChatEvent' },
+);
+
+/** The body of every account event: the account plus its new status and when it changed. */
+export const AccountEventSchema = Type.Object(
+  {
+    event_type: StringEnum(ACCOUNT_EVENT_TYPES),
+    messenger_account: Type.Object(
+      { ...accountFields, status: StringEnum(['connected', 'disconnected', 'suspended'] as const) },
+      { title: 'WebhookAccountWithStatus' },
+    ),
+    occurred_at: payloadTime,
+    test,
+  },
+  { title: 'AccountEvent' },
+);
+
+/** The body of an event of type `T`, from the schema of its kind. */
+type BodyOf<S extends TSchema, T extends string> = Omit<Static<S>, 'event_type'> & { event_type: T };
 
 /** Body of a message event. */
-export interface MessageEventPayload<T extends MessageEventType = MessageEventType> extends Sample {
-  event_type: T;
-  chat: ChatPayload;
-  messenger_account: AccountPayload;
-  message: MessagePayload;
-}
+export type MessageEventPayload<T extends MessageEventType = MessageEventType> = BodyOf<typeof MessageEventSchema, T>;
+/** Body of a chat event. */
+export type ChatEventPayload<T extends ChatEventType = ChatEventType> = BodyOf<typeof ChatEventSchema, T>;
+/** Body of an account event. */
+export type AccountEventPayload<T extends AccountEventType = AccountEventType> = BodyOf<typeof AccountEventSchema, T>;
 
-/** Body of a chat event: the message event's body without `message`. */
-export interface ChatEventPayload<T extends ChatEventType = ChatEventType> extends Sample {
-  event_type: T;
-  chat: ChatPayload;
-  messenger_account: AccountPayload;
-}
+/** Partner events: type, time and the event's data (always with `workspace_id`, except on samples). */
+export const PartnerEventSchema = Type.Object(
+  {
+    event_type: Type.String(),
+    occurred_at: DateTime(),
+    data: Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      description: 'The event\'s facts, always with workspace_id; `{}` on samples (`test: true`)',
+      additionalProperties: true,
+    }),
+    test,
+  },
+  { title: 'PartnerEvent' },
+);
 
-/** Body of an account event: the account plus its new status and when it changed. */
-export interface AccountEventPayload<T extends AccountEventType = AccountEventType> extends Sample {
-  event_type: T;
-  messenger_account: AccountPayload & { status: 'connected' | 'disconnected' | 'suspended' };
-  /** `YYYY-MM-DD HH:MM:SS +ZZZZ`. */
-  occurred_at: string;
-}
-
+const int = Type.Integer();
+// engine/accounts.ts: an account connected without a partner user (e.g. by the sim) has no user_id.
+const userId = Nullable(Type.Integer({ description: 'The partner user of the account; null when it was connected without one' }));
 /** The quota alerts' data. */
-export interface PartnerQuotaData {
-  workspace_id: number;
-  quota_total: number;
-  quota_used: number;
-  /** ISO 8601. */
-  period_start: string;
-}
+const quotaData = Type.Object(
+  { workspace_id: int, quota_total: int, quota_used: int, period_start: DateTime() },
+  { title: 'PartnerQuotaData' },
+);
+export type PartnerQuotaData = Static<typeof quotaData>;
+
+/** The `data` of each partner event, as engine/accounts.ts, partners.ts and partner-alerts.ts emit it. */
+export const PARTNER_EVENT_DATA = {
+  'messenger_account:connected': Type.Object(
+    { workspace_id: int, user_id: userId, phone: Type.String(), connected_at: DateTime() },
+    { title: 'PartnerAccountConnectedData' },
+  ),
+  'messenger_account:disconnected': Type.Object(
+    { workspace_id: int, user_id: userId, phone: Type.String(), disconnected_at: DateTime() },
+    { title: 'PartnerAccountDisconnectedData' },
+  ),
+  'api-token:rotated': Type.Object({ workspace_id: int, rotated_at: DateTime() }, { title: 'PartnerTokenRotatedData' }),
+  'workspace:quota_near_full': quotaData,
+  'workspace:quota_full': quotaData,
+  'workspace:seats_full': Type.Object(
+    { workspace_id: int, seats_purchased: int, seats_used: int },
+    { title: 'PartnerSeatsFullData' },
+  ),
+} as const satisfies Record<PartnerEventType, TSchema>;
 
 /** The `data` of each partner event. `user_id` is null for an account connected without a partner user. */
-export interface PartnerEventData {
-  'messenger_account:connected': { workspace_id: number; user_id: number | null; phone: string; connected_at: string };
-  'messenger_account:disconnected': { workspace_id: number; user_id: number | null; phone: string; disconnected_at: string };
-  'api-token:rotated': { workspace_id: number; rotated_at: string };
-  'workspace:quota_near_full': PartnerQuotaData;
-  'workspace:quota_full': PartnerQuotaData;
-  'workspace:seats_full': { workspace_id: number; seats_purchased: number; seats_used: number };
-}
+export type PartnerEventData = { [K in PartnerEventType]: Static<(typeof PARTNER_EVENT_DATA)[K]> };
 
 /**
  * Body of a partner event: its type, when it happened (ISO 8601) and its data. A sample (`test: true`, from

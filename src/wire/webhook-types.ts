@@ -1,83 +1,102 @@
 /**
- * Wire shapes of webhook subscriptions (docs/api-behaviour.md): what the engine returns,
- * the HTTP layer serialises and both clients hand back.
+ * Wire shapes of webhook subscriptions (docs/api-behaviour.md): what the engine returns, the HTTP layer
+ * validates, serialises and documents, and both clients hand back. One schema each, the type derived from it.
  */
-import type { Page } from './types.js';
+import { DateTime, Nullable, type Static, StringEnum, TrueFlag, Type } from './schema.js';
+
+const record = {
+  id: Type.Integer(),
+  event_type: Type.String(),
+  enabled: Type.Boolean(),
+  url: Type.String(),
+  errors_counter: Type.Integer(),
+};
 
 /** A subscription as docs/api-behaviour.md shows it. The secret is never part of it. */
-export interface WebhookDto {
-  id: number;
-  event_type: string;
-  enabled: boolean;
-  url: string;
-  errors_counter: number;
-}
+export const WebhookDto = Type.Object(record, { title: 'Webhook' });
+export type WebhookDto = Static<typeof WebhookDto>;
 
 /** The answer of `POST /webhooks`: the record plus its signing secret, shown this once. */
-export interface CreatedWebhookDto extends WebhookDto {
-  secret: string;
-}
+export const CreatedWebhookDto = Type.Object(
+  { ...record, secret: Type.String({ description: 'whsec_... signing secret' }) },
+  { title: 'CreatedWebhook' },
+);
+export type CreatedWebhookDto = Static<typeof CreatedWebhookDto>;
 
-/** `POST /webhooks`; `enabled` defaults to true. */
-export interface WebhookCreateInput {
-  event_type: string;
-  url: string;
-  enabled?: boolean;
-}
+const eventType = Type.String({ description: 'Event identifier' });
+const url = Type.String({ description: 'Endpoint that receives the POSTs', maxLength: 2048 });
+
+/**
+ * `POST /webhooks`; `enabled` defaults to true. `event_type` is any string here: the routes narrow it to
+ * their area's events (`withEvents`).
+ */
+export const WebhookCreateInput = Type.Object({
+  event_type: eventType,
+  url,
+  enabled: Type.Optional(Type.Boolean({ default: true })),
+});
+export type WebhookCreateInput = Static<typeof WebhookCreateInput>;
 
 /** `PUT /webhooks/{id}`: partial, only supplied fields change (docs/api-behaviour.md). */
-export interface WebhookUpdateInput {
-  event_type?: string;
-  url?: string;
-  enabled?: boolean;
-}
+export const WebhookUpdateInput = Type.Object({
+  event_type: Type.Optional(eventType),
+  url: Type.Optional(url),
+  enabled: Type.Optional(Type.Boolean()),
+});
+export type WebhookUpdateInput = Static<typeof WebhookUpdateInput>;
 
 /** `DELETE /webhooks/{id}` (docs/api-behaviour.md leaves the body open; this one says what was removed). */
-export interface DeletedWebhookDto {
-  deleted: true;
-  id: number;
-}
+export const DeletedWebhookDto = Type.Object({ deleted: TrueFlag(), id: Type.Integer() }, { title: 'DeletedWebhook' });
+export type DeletedWebhookDto = Static<typeof DeletedWebhookDto>;
 
 /** `GET /webhooks/{id}/secret`: asked for explicitly, never printed unless asked. */
-export interface WebhookSecretDto {
-  id: number;
-  secret: string;
-}
+export const WebhookSecretDto = Type.Object({ id: Type.Integer(), secret: Type.String() }, { title: 'WebhookSecret' });
+export type WebhookSecretDto = Static<typeof WebhookSecretDto>;
 
 /** One attempt of a delivery in the attempt log. */
-export interface WebhookAttemptDto {
-  attempt_number: number;
-  status: 'succeeded' | 'failed';
-  response_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  created_at: string;
-}
+export const WebhookAttemptDto = Type.Object(
+  {
+    attempt_number: Type.Integer(),
+    status: StringEnum(['succeeded', 'failed'] as const),
+    response_code: Nullable(Type.Integer()),
+    duration_ms: Type.Integer(),
+    error: Nullable(Type.String()),
+    created_at: DateTime(),
+  },
+  { title: 'WebhookAttempt' },
+);
+export type WebhookAttemptDto = Static<typeof WebhookAttemptDto>;
 
 /** One delivery and its attempts (`GET /webhooks/{id}/deliveries`); `webhook_id` is the `webhook-id` header. */
-export interface WebhookDeliveryDto {
-  id: number;
-  webhook_id: string;
-  event_type: string;
-  status: 'pending' | 'delivering' | 'succeeded' | 'failed';
-  attempts: WebhookAttemptDto[];
-  next_attempt_at: string | null;
-  created_at: string;
-  completed_at: string | null;
-}
+export const WebhookDeliveryDto = Type.Object(
+  {
+    id: Type.Integer(),
+    webhook_id: Type.String({ description: 'The webhook-id header; a redelivery keeps it' }),
+    event_type: Type.String(),
+    status: StringEnum(['pending', 'delivering', 'succeeded', 'failed'] as const),
+    attempts: Type.Array(WebhookAttemptDto),
+    next_attempt_at: Nullable(DateTime()),
+    created_at: DateTime(),
+    completed_at: Nullable(DateTime()),
+  },
+  { title: 'WebhookDelivery' },
+);
+export type WebhookDeliveryDto = Static<typeof WebhookDeliveryDto>;
 
 /** `POST /webhooks/trigger`: a sample event fired through the real delivery path, like `stripe trigger`. */
-export interface TriggerEventInput {
-  event_type: string;
-}
+export const TriggerEventInput = Type.Object({ event_type: eventType });
+export type TriggerEventInput = Static<typeof TriggerEventInput>;
 
 /** What a trigger queued: one delivery per enabled subscription and listen session of the event type. */
-export interface TriggeredEventDto {
-  event_type: string;
-  /** The `webhook-id` header all of its deliveries carry; null when nobody takes the event. */
-  webhook_id: string | null;
-  deliveries: number;
-}
+export const TriggeredEventDto = Type.Object(
+  {
+    event_type: Type.String(),
+    webhook_id: Nullable(Type.String({ description: 'The webhook-id header of every delivery; null when nobody takes the event' })),
+    deliveries: Type.Integer({ description: 'Deliveries queued: one per enabled subscription and listen session of the type' }),
+  },
+  { title: 'TriggeredEvent' },
+);
+export type TriggeredEventDto = Static<typeof TriggeredEventDto>;
 
 /** The result of one delivery attempt, as a sender reports it and the attempt log stores it. */
 export interface SendOutcome {

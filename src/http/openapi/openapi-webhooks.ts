@@ -5,10 +5,32 @@
  * with the Partner Secret (partner/partner-jwt-sign.ts, added by workers/webhook-runner.ts).
  */
 import { PARTNER_EVENTS } from '../../engine/events.js';
-import { EVENT_TYPES } from '../../wire/webhook-events.js';
-import { partnerEventSchemaOf, workspaceEventSchema } from '../schemas/webhook-payload-schemas.js';
+import {
+  AccountEventSchema,
+  CHAT_EVENT_TYPES,
+  ChatEventSchema,
+  EVENT_TYPES,
+  MESSAGE_EVENT_TYPES,
+  MessageEventSchema,
+  PARTNER_EVENT_DATA,
+  PartnerEventSchema,
+  type PartnerEventType,
+} from '../../wire/webhook-events.js';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The schema of a workspace event type's body: the one of its kind (src/wire/webhook-events.ts). */
+function workspaceEventSchema(eventType: string): Doc {
+  if ((MESSAGE_EVENT_TYPES as readonly string[]).includes(eventType)) return MessageEventSchema;
+  if ((CHAT_EVENT_TYPES as readonly string[]).includes(eventType)) return ChatEventSchema;
+  return AccountEventSchema;
+}
+
+/** The body of one partner event: its `event_type`, and its `data` unless it is a sample (`test: true`). */
+const partnerEventSchemaOf = (event: PartnerEventType): Doc => ({
+  allOf: [PartnerEventSchema, { properties: { event_type: { enum: [event] } } }],
+  anyOf: [{ properties: { data: PARTNER_EVENT_DATA[event] } }, { required: ['test'] }],
+});
 
 const upperFirst = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 // Prefixed so they never collide with a path operation's id (operationIds are unique across both documents).

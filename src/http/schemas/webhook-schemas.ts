@@ -1,80 +1,34 @@
 /**
- * Schemas of the webhook routes (docs/api-behaviour.md): the subscription record, the attempt log
- * and the bodies. The event list is a parameter, so the partner area can serve the same routes with its events.
+ * Route bodies that name events: the wire schemas (src/wire) with their event names narrowed to the events
+ * of the area serving them, so the partner area serves the same routes with its own events.
  */
-import type { JsonSchema } from './common-schemas.js';
+import type { TObject } from 'typebox';
+import { ListenOpenInput } from '../../wire/listen-types.js';
+import { type Static, Type } from '../../wire/schema.js';
+import { TriggerEventInput, WebhookCreateInput, WebhookUpdateInput } from '../../wire/webhook-types.js';
 
-const str = { type: 'string' } as const;
-const int = { type: 'integer' } as const;
-const bool = { type: 'boolean' } as const;
-const time = { type: 'string', format: 'date-time' } as const;
-const nullable = (type: 'string' | 'integer') => ({ type: [type, 'null'] }) as const;
+/** `schema` with the property `name` replaced by `value`; the type stays the wire type. */
+const withProperty = <T extends TObject>(schema: T, name: string, value: (old: object) => object) =>
+  Type.Unsafe<Static<T>>({ ...schema, properties: { ...schema.properties, [name]: value(schema.properties[name] as object) } });
 
-const object = (title: string, properties: Record<string, JsonSchema>): JsonSchema => ({
-  type: 'object',
-  title,
-  required: Object.keys(properties),
-  properties,
-});
-
-const record = { id: int, event_type: str, enabled: bool, url: str, errors_counter: int };
-
-/** docs/api-behaviour.md. */
-export const webhookSchema = object('Webhook', record);
-
-/** The creation answer: the record plus the secret, shown this once. */
-export const createdWebhookSchema = object('CreatedWebhook', { ...record, secret: { type: 'string', description: 'whsec_... signing secret' } });
-
-export const deletedWebhookSchema = object('DeletedWebhook', { deleted: { type: 'boolean', enum: [true] }, id: int });
-
-export const webhookSecretSchema = object('WebhookSecret', { id: int, secret: str });
-
-const attemptSchema = object('WebhookAttempt', {
-  attempt_number: int,
-  status: { type: 'string', enum: ['succeeded', 'failed'] },
-  response_code: nullable('integer'),
-  duration_ms: int,
-  error: nullable('string'),
-  created_at: time,
-});
-
-export const deliverySchema = object('WebhookDelivery', {
-  id: int,
-  webhook_id: { type: 'string', description: 'The webhook-id header; a redelivery keeps it' },
-  event_type: str,
-  status: { type: 'string', enum: ['pending', 'delivering', 'succeeded', 'failed'] },
-  attempts: { type: 'array', items: attemptSchema },
-  next_attempt_at: { type: ['string', 'null'], format: 'date-time' },
-  created_at: time,
-  completed_at: { type: ['string', 'null'], format: 'date-time' },
-});
-
-const eventType = (events: readonly string[]) => ({ type: 'string', enum: [...events], description: 'Event identifier' });
-const url = { type: 'string', description: 'Endpoint that receives the POSTs', maxLength: 2048 } as const;
+/** A field naming one event: a string, one of `events`. */
+const oneOf = (events: readonly string[]) => (old: object) => ({ ...old, enum: [...events] });
 
 /** `POST /webhooks`. */
-export const webhookCreateBody = (events: readonly string[]): JsonSchema => ({
-  type: 'object',
-  required: ['event_type', 'url'],
-  properties: { event_type: eventType(events), url, enabled: { ...bool, default: true } },
-});
+export const webhookCreateBody = (events: readonly string[]) => withProperty(WebhookCreateInput, 'event_type', oneOf(events));
 
 /** `PUT /webhooks/{id}`: every field optional (partial update). */
-export const webhookUpdateBody = (events: readonly string[]): JsonSchema => ({
-  type: 'object',
-  properties: { event_type: eventType(events), url, enabled: bool },
-});
+export const webhookUpdateBody = (events: readonly string[]) => withProperty(WebhookUpdateInput, 'event_type', oneOf(events));
 
-export const deliveryParams = {
-  type: 'object',
-  required: ['id', 'deliveryId'],
-  properties: {
-    id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-    deliveryId: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-  },
-} as const;
+/** `POST /webhooks/trigger`. */
+export const triggerEventBody = (events: readonly string[]) => withProperty(TriggerEventInput, 'event_type', oneOf(events));
 
-export interface DeliveryParams {
-  id: number;
-  deliveryId: number;
-}
+/** `POST /webhooks/listen`: at most every event once. Unknown fields are dropped (removeAdditional), not refused. */
+export const listenOpenBody = (events: readonly string[]) =>
+  withProperty(ListenOpenInput, 'events', (old) => ({ ...old, maxItems: events.length, items: { type: 'string', enum: [...events] } }));
+
+const positiveId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+export const deliveryParams = Type.Object({ id: positiveId, deliveryId: positiveId });
+
+/** A listen session's id in a path. */
+export const sessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

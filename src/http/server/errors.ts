@@ -6,14 +6,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { SvcError, fromStorageError, isSvcError } from '../../wire/errors.js';
 import { redactUrl } from './redact-url.js';
+import type { ErrorBody } from '../schemas/common-schemas.js';
 
-/** The error body of docs/api-behaviour.md `error_code`. */
-export interface ErrorBody {
-  status: 'error';
-  message: string;
-  error_code: string;
-  hint?: string;
-}
 
 /** Called with every unexpected error (a 500), so the caller can log it. */
 export type InternalErrorListener = (error: unknown, request: { method: string; url: string }) => void;

@@ -2,7 +2,8 @@
  * What every route group receives, and the few helpers routes share: the `ok` envelope and the
  * per-request workspace facade with the origin that download links start with.
  */
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Engine, WorkspaceApi } from '../../engine/engine-api.js';
 import { workspaceIdOf } from '../routes/public/token-auth.js';
 import { createStreamLimiter, type StreamLimiter } from './stream-limits.js';
@@ -26,8 +27,12 @@ export const routeContextOf = (options: Omit<RouteContext, 'streams'> & { stream
   streams: options.streams ?? createStreamLimiter(),
 });
 
-/** A group of routes registered as a Fastify plugin; groups inside `/api` inherit its auth and OpenAPI. */
-export type RouteGroup = FastifyPluginAsync<RouteContext>;
+/**
+ * A group of routes registered as a Fastify plugin; groups inside `/api` inherit its auth and OpenAPI. Its
+ * routes' `params`, `querystring` and `body` types come from their schemas (TypeBox's type provider), so a
+ * handler's input type is the wire type the route validates with, never a second declaration.
+ */
+export type RouteGroup = FastifyPluginAsyncTypebox<RouteContext>;
 
 /**
  * The success envelope `{ "status": "ok", "data": ... }`. It takes the answer, never a promise of it: the

@@ -5,7 +5,13 @@
  * posts back what its local app answered. Leases make it at-least-once: a delivery pushed on a stream that
  * dropped is pushed again on the next one.
  */
-import type { ListenOpenInput, ListenResultInput } from '../../../wire/listen-types.js';
+import {
+  ListenClosedDto,
+  ListenReportDto,
+  ListenResultInput,
+  ListenSecretDto,
+  ListenSessionDto,
+} from '../../../wire/listen-types.js';
 import { EVENT_TYPES } from '../../../wire/webhook-events.js';
 import { startListenFeed } from '../../../webhooks/listen-feed.js';
 import { WEBHOOKS_WAKE } from '../../../engine/webhooks/runtime.js';
@@ -13,57 +19,12 @@ import type { FastifyRequest } from 'fastify';
 import type { ListenSessionsApi } from '../../../engine/webhooks/listen-sessions.js';
 import { workspaceIdOf } from '../public/token-auth.js';
 import { EVENT_STREAM_HEADERS, type RouteContext, type RouteGroup, ok } from '../../server/route-context.js';
-import { type JsonSchema, responses as publicResponses } from '../../schemas/common-schemas.js';
+import { responses as publicResponses } from '../../schemas/common-schemas.js';
+import { listenOpenBody, sessionParams } from '../../schemas/webhook-schemas.js';
 import type { ResponsesOf } from '../webhooks/webhook-routes.js';
 import { STREAMS_PER_LISTEN_SESSION, clientStreamKey } from '../../server/stream-limits.js';
 
 const tags = ['webhooks listen'];
-
-interface SessionParams {
-  id: string;
-}
-
-const sessionParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
-} as const;
-
-// Unknown fields are dropped, not refused (removeAdditional, as on every body), so the schema leaves them open.
-const openBody = (events: readonly string[]) => ({
-  type: 'object',
-  properties: { events: { type: 'array', minItems: 1, maxItems: events.length, items: { type: 'string', enum: [...events] } } },
-});
-
-const resultBody = {
-  type: 'object',
-  required: ['delivery_id', 'status_code', 'duration_ms', 'error'],
-  properties: {
-    delivery_id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-    status_code: { type: ['integer', 'null'], minimum: 100, maximum: 599 },
-    duration_ms: { type: 'integer', minimum: 0, maximum: 3_600_000 },
-    error: { type: ['string', 'null'], maxLength: 2000 },
-  },
-} as const;
-
-const sessionSchema: JsonSchema = {
-  type: 'object',
-  title: 'ListenSession',
-  required: ['id', 'secret', 'events'],
-  properties: { id: { type: 'string' }, secret: { type: 'string' }, events: { type: 'array', items: { type: 'string' } } },
-};
-
-const reportSchema: JsonSchema = {
-  type: 'object',
-  title: 'ListenReport',
-  required: ['delivery_id', 'status', 'attempt', 'next_attempt_at'],
-  properties: {
-    delivery_id: { type: 'integer' },
-    status: { type: 'string', enum: ['succeeded', 'retry_scheduled', 'failed'] },
-    attempt: { type: ['integer', 'null'] },
-    next_attempt_at: { type: ['string', 'null'] },
-  },
-};
 
 /** Results one token may post a minute: room for 100 forwarded deliveries a second. */
 export const LISTEN_RESULTS_PER_MINUTE = 6_000;
@@ -91,27 +52,27 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
         tags,
         operationId: 'getListenSecret',
         summary: 'The signing secret of this workspace\'s listeners (the same for every session)',
-        response: responses({ type: 'object', required: ['secret'], properties: { secret: { type: 'string' } } }),
+        response: responses(ListenSecretDto),
       },
     },
     async (request) => ok(await listen(request).secret()),
   );
 
-  app.post<{ Body: ListenOpenInput }>(
+  app.post(
     '/webhooks/listen',
     {
       schema: {
         tags,
         operationId: 'openListenSession',
         summary: 'Open a listen session: one listener subscription per event (default: all workspace events)',
-        body: openBody(events),
-        response: responses(sessionSchema),
+        body: listenOpenBody(events),
+        response: responses(ListenSessionDto),
       },
     },
     async (request) => ok(await listen(request).open(request.body ?? {})),
   );
 
-  app.get<{ Params: SessionParams }>(
+  app.get(
     '/webhooks/listen/:id/stream',
     {
       schema: {
@@ -164,7 +125,7 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
     },
   );
 
-  app.post<{ Params: SessionParams; Body: ListenResultInput }>(
+  app.post(
     '/webhooks/listen/:id/results',
     {
       schema: {
@@ -172,8 +133,8 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
         operationId: 'reportListenResult',
         summary: 'Record what the local app answered as the attempt of one delivery',
         params: sessionParams,
-        body: resultBody,
-        response: responses(reportSchema),
+        body: ListenResultInput,
+        response: responses(ListenReportDto),
       },
       // Outside the per-minute limit: a busy workspace must not lose results to it, which would only cause
       // duplicate forwards later. Bounded by design instead: the engine takes a result only for a delivery it
@@ -184,7 +145,7 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
     async (request) => ok(await listen(request).report(request.params.id, request.body)),
   );
 
-  app.delete<{ Params: SessionParams }>(
+  app.delete(
     '/webhooks/listen/:id',
     {
       schema: {
@@ -192,7 +153,7 @@ export const listenRouteGroup = (scopeOf: ListenScopeOf, events: readonly string
         operationId: 'closeListenSession',
         summary: 'Close a listen session: its subscriptions and their deliveries are removed',
         params: sessionParams,
-        response: responses({ type: 'object', required: ['closed', 'id'], properties: { closed: { type: 'boolean' }, id: { type: 'string' } } }),
+        response: responses(ListenClosedDto),
       },
     },
     async (request) => ok(await listen(request).close(request.params.id)),

@@ -1,41 +1,38 @@
 /** Partner API: the partner itself, workspaces (no listing, docs/api-behaviour.md) and their Public API tokens. */
-import type { PartnerWorkspaceCreateInput, PartnerWorkspaceUpdateInput } from '../../../wire/partner-types.js';
+import {
+  ApiTokenDto,
+  PartnerDto,
+  PartnerWorkspaceCreateInput,
+  PartnerWorkspaceDto,
+  PartnerWorkspaceUpdateInput,
+} from '../../../wire/partner-types.js';
 import { partnerApi } from './partner-auth.js';
 import { type RouteGroup, ok } from '../../server/route-context.js';
-import {
-  apiTokenSchema,
-  partnerResponses,
-  partnerSchema,
-  partnerWorkspaceSchema,
-  type WorkspaceParams,
-  workspaceCreateBody,
-  workspaceParams,
-  workspaceUpdateBody,
-} from '../../schemas/partner-schemas.js';
+import { partnerCreatedResponses, partnerResponses, workspaceParams } from '../../schemas/partner-schemas.js';
 
 /** GET /me; POST /workspaces; GET/PATCH /workspaces/{id}; GET/POST /workspaces/{id}/api-token. */
 export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
   app.get(
     '/me',
-    { schema: { tags: ['partner'], operationId: 'getPartner', summary: 'The authenticated partner', response: partnerResponses(partnerSchema) } },
+    { schema: { tags: ['partner'], operationId: 'getPartner', summary: 'The authenticated partner', response: partnerResponses(PartnerDto) } },
     async (request) => ok(await partnerApi(ctx, request).describe()),
   );
 
-  app.post<{ Body: PartnerWorkspaceCreateInput }>(
+  app.post(
     '/workspaces',
     {
       schema: {
         tags: ['workspaces'],
         operationId: 'createWorkspace',
         summary: 'Create a workspace with a seat allocation',
-        body: workspaceCreateBody,
-        response: partnerResponses(partnerWorkspaceSchema, 201),
+        body: PartnerWorkspaceCreateInput,
+        response: partnerCreatedResponses(PartnerWorkspaceDto),
       },
     },
     async (request, reply) => reply.code(201).send(ok(await partnerApi(ctx, request).createWorkspace(request.body))),
   );
 
-  app.get<{ Params: WorkspaceParams }>(
+  app.get(
     '/workspaces/:id',
     {
       schema: {
@@ -43,13 +40,13 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'getWorkspace',
         summary: "Get a workspace: name, seats and quota (404 for another partner's workspace)",
         params: workspaceParams,
-        response: partnerResponses(partnerWorkspaceSchema),
+        response: partnerResponses(PartnerWorkspaceDto),
       },
     },
     async (request) => ok(await partnerApi(ctx, request).getWorkspace(request.params.id)),
   );
 
-  app.patch<{ Params: WorkspaceParams; Body: PartnerWorkspaceUpdateInput }>(
+  app.patch(
     '/workspaces/:id',
     {
       schema: {
@@ -57,14 +54,14 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'updateWorkspace',
         summary: 'Change the display name or seats; seats never go below the seats in use (409)',
         params: workspaceParams,
-        body: workspaceUpdateBody,
-        response: partnerResponses(partnerWorkspaceSchema),
+        body: PartnerWorkspaceUpdateInput,
+        response: partnerResponses(PartnerWorkspaceDto),
       },
     },
     async (request) => ok(await partnerApi(ctx, request).updateWorkspace(request.params.id, request.body)),
   );
 
-  app.get<{ Params: WorkspaceParams }>(
+  app.get(
     '/workspaces/:id/api-token',
     {
       schema: {
@@ -72,13 +69,13 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'getApiToken',
         summary: "The workspace's Public API token (valid until rotated)",
         params: workspaceParams,
-        response: partnerResponses(apiTokenSchema),
+        response: partnerResponses(ApiTokenDto),
       },
     },
     async (request) => ok(await partnerApi(ctx, request).getApiToken(request.params.id)),
   );
 
-  app.post<{ Params: WorkspaceParams }>(
+  app.post(
     '/workspaces/:id/api-token',
     {
       schema: {
@@ -86,7 +83,7 @@ export const partnerWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'rotateApiToken',
         summary: 'Rotate the Public API token; the old one fails from the next request (api-token:rotated)',
         params: workspaceParams,
-        response: partnerResponses(apiTokenSchema),
+        response: partnerResponses(ApiTokenDto),
       },
     },
     async (request) => ok(await partnerApi(ctx, request).rotateApiToken(request.params.id)),

@@ -3,8 +3,8 @@ import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { type SvcError, invalid, isSvcError } from '../../../wire/errors.js';
 import { type RouteGroup, ok, workspaceApi } from '../../server/route-context.js';
-import { type PageQuery, type UidParams, pageOf, pageQuery, responses, uidParams } from '../../schemas/common-schemas.js';
-import { deletedFileSchema, fileSchema } from '../../schemas/dto-schemas.js';
+import { pageOf, pageQuery, responses, uidParams } from '../../schemas/common-schemas.js';
+import { DeletedFileDto, FileDto } from '../../../wire/types.js';
 
 const tags = ['files'];
 
@@ -28,7 +28,7 @@ export const publicFilesRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'uploadFile',
         summary: 'Upload a file (multipart/form-data, field "file"); returns its uid',
         consumes: ['multipart/form-data'],
-        response: responses(fileSchema),
+        response: responses(FileDto),
       },
       // The multipart body is read by the handler, not validated by Ajv; document it for OpenAPI only.
       config: { swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, body: uploadDoc }, url }) },
@@ -39,7 +39,7 @@ export const publicFilesRoutes: RouteGroup = async (app, ctx) => {
     },
   );
 
-  app.get<{ Querystring: PageQuery }>(
+  app.get(
     '/files',
     {
       schema: {
@@ -47,13 +47,13 @@ export const publicFilesRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'listFiles',
         summary: 'List files, 50 a page',
         querystring: pageQuery,
-        response: responses(pageOf(fileSchema)),
+        response: responses(pageOf(FileDto)),
       },
     },
     async (request) => ok(await workspaceApi(ctx, request).listFiles(request.query.page)),
   );
 
-  app.get<{ Params: UidParams }>(
+  app.get(
     '/files/:uid',
     {
       schema: {
@@ -61,13 +61,13 @@ export const publicFilesRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'getFile',
         summary: 'Get a file with a temporary_download_url valid 15 minutes',
         params: uidParams,
-        response: responses(fileSchema),
+        response: responses(FileDto),
       },
     },
     async (request) => ok(await workspaceApi(ctx, request).getFile(request.params.uid)),
   );
 
-  app.delete<{ Params: UidParams }>(
+  app.delete(
     '/files/:uid',
     {
       schema: {
@@ -75,7 +75,7 @@ export const publicFilesRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'deleteFile',
         summary: 'Delete a file',
         params: uidParams,
-        response: responses(deletedFileSchema),
+        response: responses(DeletedFileDto),
       },
     },
     async (request) => ok(await workspaceApi(ctx, request).deleteFile(request.params.uid)),

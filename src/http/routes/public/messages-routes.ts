@@ -1,33 +1,27 @@
 /** Public API: sending messages (docs/api-behaviour.md) and reading one back. */
-import type {
-  SendToChatInput,
-  SendToChatNameInput,
-  SendToPhoneInput,
-} from '../../../wire/types.js';
+import { MessageDto, SendResult, SendToChatInput, SendToChatNameInput, SendToPhoneInput } from '../../../wire/types.js';
 import { type RouteGroup, linkBase, ok, workspaceApi } from '../../server/route-context.js';
-import { type IdParams, type UidParams, idParams, responses, uidParams } from '../../schemas/common-schemas.js';
-import { messageSchema, sendResultSchema } from '../../schemas/dto-schemas.js';
-import { sendToChatBody, sendToChatNameBody, sendToPhoneBody } from '../../schemas/input-schemas.js';
+import { idParams, responses, uidParams } from '../../schemas/common-schemas.js';
 
 const tags = ['messages'];
 
 /** POST /messages, POST /messages/to_chat_name, POST /chats/:id/messages, GET /messages/:uid. */
 export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
-  app.post<{ Body: SendToPhoneInput }>(
+  app.post(
     '/messages',
     {
       schema: {
         tags,
         operationId: 'sendToPhone',
         summary: 'Send a message to a phone number',
-        body: sendToPhoneBody,
-        response: responses(sendResultSchema),
+        body: SendToPhoneInput,
+        response: responses(SendResult),
       },
     },
     async (request) => ok(await workspaceApi(ctx, request).sendToPhone(request.body)),
   );
 
-  app.post<{ Body: SendToChatNameInput }>(
+  app.post(
     '/messages/to_chat_name',
     {
       schema: {
@@ -35,8 +29,8 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'sendToChatName',
         summary: 'Send a message to a chat by name (deprecated: send by chat id or phone)',
         deprecated: true,
-        body: sendToChatNameBody,
-        response: responses(sendResultSchema),
+        body: SendToChatNameInput,
+        response: responses(SendResult),
       },
       // Set before validation, so error answers also tell the client to move on (RFC 9745 / RFC 8288).
       onRequest: (request, reply, done) => {
@@ -48,7 +42,7 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
     async (request) => ok(await workspaceApi(ctx, request).sendToChatName(request.body)),
   );
 
-  app.post<{ Params: IdParams; Body: SendToChatInput }>(
+  app.post(
     '/chats/:id/messages',
     {
       schema: {
@@ -62,14 +56,14 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
           'one of `text`, `file_uid` or `attachment_template_id` is required, text may accompany either attachment, ' +
           'and the two attachments never go together.',
         params: idParams,
-        body: sendToChatBody,
-        response: responses(sendResultSchema),
+        body: SendToChatInput,
+        response: responses(SendResult),
       },
     },
     async (request) => ok(await workspaceApi(ctx, request).sendToChat(request.params.id, request.body)),
   );
 
-  app.get<{ Params: UidParams }>(
+  app.get(
     '/messages/:uid',
     {
       schema: {
@@ -77,7 +71,7 @@ export const publicMessagesRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'getMessage',
         summary: 'Get a message with its status (Pending, Sending, Sent, Failed)',
         params: uidParams,
-        response: responses(messageSchema),
+        response: responses(MessageDto),
       },
     },
     async (request) => ok(await workspaceApi(ctx, request).getMessage(request.params.uid)),

@@ -1,13 +1,11 @@
 /** Public API: the workspace, its messenger accounts and its attachment templates. */
-import type { TemplateCreateInput } from '../../../wire/types.js';
+import { AttachmentTemplateDto, MessengerAccountDto, TemplateCreateInput, WorkspaceDto } from '../../../wire/types.js';
 import { type RouteGroup, ok, workspaceApi } from '../../server/route-context.js';
-import { type PageQuery, pageOf, pageQuery, responses } from '../../schemas/common-schemas.js';
-import { accountSchema, templateSchema, workspaceSchema } from '../../schemas/dto-schemas.js';
-import { templateCreateBody } from '../../schemas/input-schemas.js';
+import { pageOf, pageQuery, responses } from '../../schemas/common-schemas.js';
 
 /** GET /messenger_accounts, GET /workspace, GET/POST /attachment_templates. */
 export const publicWorkspaceRoutes: RouteGroup = async (app, ctx) => {
-  app.get<{ Querystring: PageQuery }>(
+  app.get(
     '/messenger_accounts',
     {
       schema: {
@@ -15,7 +13,7 @@ export const publicWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'listMessengerAccounts',
         summary: 'List messenger accounts, 50 a page; the default sender is the most recently connected',
         querystring: pageQuery,
-        response: responses(pageOf(accountSchema)),
+        response: responses(pageOf(MessengerAccountDto)),
       },
     },
     async (request) => ok(await workspaceApi(ctx, request).listAccounts(request.query.page)),
@@ -28,13 +26,13 @@ export const publicWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         tags: ['workspace'],
         operationId: 'getWorkspace',
         summary: 'Get the workspace: plan, seats and messaging quota',
-        response: responses(workspaceSchema),
+        response: responses(WorkspaceDto),
       },
     },
     async (request) => ok(await workspaceApi(ctx, request).getWorkspace()),
   );
 
-  app.get<{ Querystring: PageQuery }>(
+  app.get(
     '/attachment_templates',
     {
       schema: {
@@ -42,21 +40,21 @@ export const publicWorkspaceRoutes: RouteGroup = async (app, ctx) => {
         operationId: 'listAttachmentTemplates',
         summary: 'List attachment templates, 50 a page',
         querystring: pageQuery,
-        response: responses(pageOf(templateSchema)),
+        response: responses(pageOf(AttachmentTemplateDto)),
       },
     },
     async (request) => ok(await workspaceApi(ctx, request).listTemplates(request.query.page)),
   );
 
-  app.post<{ Body: TemplateCreateInput }>(
+  app.post(
     '/attachment_templates',
     {
       schema: {
         tags: ['attachment templates'],
         operationId: 'createAttachmentTemplate',
         summary: 'Create an attachment template from an uploaded file',
-        body: templateCreateBody,
-        response: responses(templateSchema),
+        body: TemplateCreateInput,
+        response: responses(AttachmentTemplateDto),
       },
     },
     async (request) => ok(await workspaceApi(ctx, request).createTemplate(request.body)),
