@@ -4,6 +4,25 @@
  */
 import { query, type Dialect, type SqlExecutor } from './sql.js';
 
+/**
+ * Reads that the writes of a batch would each make with a round trip of their own (lock a workspace, read its
+ * default sender, a chat), made once for the whole batch: `run` is called once per batch transaction, before
+ * its writes, with the `arg` of every write of the batch that named it, and leaves what it read in the
+ * transaction's `memo`, where the writes look first. Only a store where every statement is a round trip
+ * (PostgreSQL) runs preludes; the writes must still be right without them (a savepoint rolled back empties
+ * the memo, and the writes after it read for themselves).
+ */
+export interface BatchPrelude {
+  run: (tx: SqlExecutor, args: unknown[]) => Promise<void>;
+  arg: unknown;
+}
+
+/** A write's share of the prelude `run`: `arg` joins the args of the batch's other writes that name the same `run`. */
+export const preludeShare = <Arg>(run: (tx: SqlExecutor, args: Arg[]) => Promise<void>, arg: Arg): BatchPrelude => ({
+  run: run as BatchPrelude['run'],
+  arg,
+});
+
 export interface WriteOptions {
   /**
    * Join the write transaction that the next turn of the event loop commits for every request that asked for
@@ -22,6 +41,8 @@ export interface WriteOptions {
    * the same rows should wait or skip, not fail and retry.
    */
   isolation?: 'serializable' | 'read committed';
+  /** A grouped write's share of its batch's prelude (`group-commit.ts`): reads made once for the whole batch. */
+  prelude?: BatchPrelude;
 }
 
 export interface SqlDatabase {
