@@ -3,6 +3,7 @@
  * or PostgreSQL shared by replicas. The engine sees only this interface and the `SqlExecutor` of sql.ts.
  */
 import { query, type Dialect, type SqlExecutor } from './sql.js';
+import { flushReceived } from './message-store.js';
 
 /**
  * Reads that the writes of a batch would each make with a round trip of their own (lock a workspace, read its
@@ -78,6 +79,9 @@ const ROLLBACK_TO = query('ROLLBACK TO SAVEPOINT svc_nested');
  * the caller may catch it and go on (group commit does, once per request of a batch).
  */
 export async function inSavepoint<T>(tx: SqlExecutor, fn: () => Promise<T>): Promise<T> {
+  // Received messages deferred before the savepoint are written before it: written inside it (by a read that
+  // needs them), they would be undone with it, though their writes succeeded.
+  await flushReceived(tx);
   const mark = tx.deferred?.mark();
   await tx.run(SAVEPOINT);
   try {

@@ -199,6 +199,29 @@ describe.each(stores)('a batch over several workspaces on %s', (_name, open) => 
     }
   });
 
+  it('incoming messages of a batch, one refused, reach their subscribers: each event finds its message', async () => {
+    const t = await setup([5, 5]);
+    try {
+      const [a, b] = t.workspaces as [(typeof t.workspaces)[0], (typeof t.workspaces)[0]];
+      await t.engine.webhooks(a.ws).create({ event_type: 'message:received:new', url: 'https://example.com/hook' });
+      const results = await Promise.allSettled([
+        t.engine.sim(a.ws).receive({ to: a.account, from: '+14155550711', text: 'first' }),
+        t.engine.sim(b.ws).receive({ to: b.account, from: '+14155550712', text: 'unsubscribed' }),
+        t.engine.sim(a.ws).receive({ to: a.account, from: '+14155550713', text: 'refused', reply_to: 'msg_unknown' }),
+        t.engine.sim(a.ws).receive({ to: a.account, from: '+14155550711', text: 'second' }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      const payloads = await t.engine.context.sql.all(query<{ payload: string }>('SELECT payload FROM webhook_deliveries ORDER BY id'));
+      const uids = payloads.map((row) => (JSON.parse(row.payload) as { message: { message_uid: string } }).message.message_uid);
+      const accepted = [results[0], results[3]].map((r) => (r as PromiseFulfilledResult<{ message_uid: string }>).value.message_uid);
+      expect(uids.filter((uid) => accepted.includes(uid))).toEqual(accepted);
+      const texts = await t.engine.context.sql.all(query<{ text: string }>('SELECT text FROM messages WHERE workspace_id = @ws ORDER BY id'), { ws: a.ws });
+      expect(texts.map((row) => row.text)).toEqual(['first', 'second']);
+    } finally {
+      await t.engine.close();
+    }
+  });
+
   it('an incoming message addressed through another workspace is refused alone; the batch commits', async () => {
     const t = await setup([5, 5]);
     try {

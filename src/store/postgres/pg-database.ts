@@ -11,7 +11,7 @@ import { BatchWriteFailed, runBatch, runPreludes, runWhole, settle, WriteGroups,
 import { pgExecutor } from './pg-executor.js';
 import { PoolGate } from './pool-gate.js';
 import { DeferredWrites } from '../deferred-writes.js';
-import { flushAcceptedSends } from '../message-store.js';
+import { flushDeferred } from '../message-store.js';
 import { isRetryableConflict, mapPgError, unavailable } from './pg-errors.js';
 import { NOTIFY_CHANNEL, PgNotifications, listenerConfig, type NotificationHandler } from './pg-notifications.js';
 
@@ -110,7 +110,7 @@ export class PgDatabase implements SqlDatabase {
         await client.query(begin);
         const tx = pgExecutor(client, { memo: new Map(), deferred: new DeferredWrites() });
         const result = await fn(tx);
-        await flushAcceptedSends(tx, tx.deferred!.take());
+        await flushDeferred(tx);
         await client.query('COMMIT');
         return result;
       } catch (error) {
