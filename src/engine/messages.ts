@@ -17,6 +17,7 @@ import { pageOf } from './paging.js';
 import { loadWorkspace } from './workspaces.js';
 import { prepareSends, type SendPreludeArg } from './batch-preludes.js';
 import { preludeShare } from '../store/sql-database.js';
+import type { DeferredWrites } from '../store/deferred-writes.js';
 
 /** Loose shape of a phone as typed by people; separators are dropped, validity is the network's call. */
 const PHONE_LIKE = /^\+?[0-9][0-9 ().-]{2,30}$/;
@@ -89,7 +90,9 @@ async function acceptOutgoing(
   // the lock itself), so the lock is held for the writes alone. (Locking only at the debit, last, measured
   // faster in-process but slower over HTTP on a busy machine, where 31 waiters had done their inserts and
   // queued on the row; serializable isolation would fail all but one and run them again.)
+  let deferred: DeferredWrites | undefined;
   const result = await inWriteTransaction<SendResult>(ctx, async (tx) => {
+    deferred = tx.sql.deferred;
     const now = tx.clock.now();
     const { account, chat } = await resolve(tx);
     const workspace = await loadWorkspace(tx, workspaceId, { lock: true });
@@ -116,8 +119,9 @@ async function acceptOutgoing(
     return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };
     // The batch's prelude locks every workspace of the batch and reads their senders and chats in a statement each.
   }, { grouped: true, isolation: 'read committed', order: workspaceId, prelude: preludeShare(prepareSends, prelude) });
-  // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later).
-  ctx.wake('send');
+  // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later); unless the message
+  // queued behind another of its account's, which the dispatchers already know about (`sendsNeedWake`).
+  if (deferred?.sendsNeedWake !== false) ctx.wake('send');
   return result;
 }
 

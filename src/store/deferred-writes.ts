@@ -51,6 +51,14 @@ const refuseNul = (text: string | null): void => {
 
 export class DeferredWrites {
   private sends: AcceptedSend[] = [];
+  /**
+   * Whether the accepted sends, once written, need the dispatcher woken: false only when the store saw that
+   * every one of them joined an account's queue that already held a send (PostgreSQL's flush), so the
+   * dispatchers already know when that account is next due and reach the new message in turn, polls
+   * included; true, the safe answer, otherwise. Spares the dispatcher's look and the NOTIFY of every batch of
+   * a busy account's sends.
+   */
+  sendsNeedWake = true;
   private received: ReceivedMessage[] = [];
   private messageIds: number[] = [];
 
@@ -103,6 +111,7 @@ export class DeferredWrites {
 
   /** Forgets everything (a connection that keeps one for all its transactions, at the start of each). */
   clear(): void {
+    this.sendsNeedWake = true;
     this.sends = [];
     this.received = [];
     this.messageIds = [];

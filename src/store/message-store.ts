@@ -62,7 +62,7 @@ const INSERT_SEND_JOB = query('INSERT INTO jobs (kind, ref_id, queue_key, run_at
 // PostgreSQL: every send a transaction accepted, in one statement at its end (`DeferredWrites`): the debit of
 // each workspace (conditional, as a last guard: the quota was checked behind the row lock), the messages in
 // acceptance order (ids, and so each account's send queue, follow it), their send jobs and ledger rows.
-const FLUSH_SENDS = postgresOnly<{ workspaces: number; debited: number; messages: number }>(
+const FLUSH_SENDS = postgresOnly<{ workspaces: number; debited: number; messages: number; new_queues: number }>(
   `WITH rows AS (
      SELECT * FROM unnest(@uids::text[], @workspaceIds::bigint[], @chatIds::bigint[], @accountIds::bigint[], @texts::text[],
        @fileIds::bigint[], @templateIds::bigint[], @replyToIds::bigint[], @credits::int[], @nows::bigint[])
@@ -81,7 +81,10 @@ const FLUSH_SENDS = postgresOnly<{ workspaces: number; debited: number; messages
      SELECT 'send', id, messenger_account_id, created_at, created_at FROM m ORDER BY id),
    l AS (INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
      SELECT workspace_id, id, credits, 'debit', created_at FROM m ORDER BY id)
-   SELECT (SELECT COUNT(*) FROM totals) AS workspaces, (SELECT COUNT(*) FROM debited) AS debited, (SELECT COUNT(*) FROM m) AS messages`,
+   SELECT (SELECT COUNT(*) FROM totals) AS workspaces, (SELECT COUNT(*) FROM debited) AS debited, (SELECT COUNT(*) FROM m) AS messages,
+     -- Accounts whose queue held no send before (the statement's snapshot does not see its own inserts).
+     (SELECT COUNT(*) FROM (SELECT DISTINCT account_id FROM rows) r
+      WHERE NOT EXISTS (SELECT 1 FROM jobs h WHERE h.kind = 'send' AND h.queue_key = r.account_id)) AS new_queues`,
 );
 const DEBIT = query('UPDATE workspaces SET quota_used = quota_used + @credits WHERE id = @workspaceId AND quota_used + @credits <= quota_total');
 const LEDGER_DEBIT = query(
@@ -103,6 +106,7 @@ export async function flushAcceptedSends(tx: SqlExecutor, sends: readonly Accept
       nows: sends.map((s) => s.now),
     }))!;
     if (counts.debited !== counts.workspaces) throw new Error('accepted sends exceed their quota: the batch is not written');
+    tx.deferred!.sendsNeedWake = counts.new_queues > 0;
     return;
   }
   for (const s of sends) {
