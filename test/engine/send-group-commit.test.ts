@@ -222,6 +222,25 @@ describe.each(stores)('a batch over several workspaces on %s', (_name, open) => 
     }
   });
 
+  it('wakes the dispatcher when a send starts its account\'s queue; behind a queued send only SQLite wakes it', async () => {
+    const t = await setup([10]);
+    try {
+      const woken: string[] = [];
+      const wake = t.engine.context.wake;
+      t.engine.context.wake = (topic) => {
+        woken.push(topic);
+        wake(topic);
+      };
+      const api = t.workspaces[0]!.api;
+      await api.sendToPhone({ phone: '+14155550721', text: 'first: a new queue' });
+      expect(woken).toEqual(['send']);
+      await Promise.all([api.sendToPhone({ phone: '+14155550721', text: 'behind it' }), api.sendToPhone({ phone: '+14155550722', text: 'and another' })]);
+      expect(woken).toEqual(t.engine.context.database.dialect === 'postgres' ? ['send'] : ['send', 'send', 'send']);
+    } finally {
+      await t.engine.close();
+    }
+  });
+
   it('an incoming message addressed through another workspace is refused alone; the batch commits', async () => {
     const t = await setup([5, 5]);
     try {
