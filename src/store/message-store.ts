@@ -82,9 +82,10 @@ const FLUSH_SENDS = postgresOnly<{ workspaces: number; debited: number; messages
    l AS (INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
      SELECT workspace_id, id, credits, 'debit', created_at FROM m ORDER BY id)
    SELECT (SELECT COUNT(*) FROM totals) AS workspaces, (SELECT COUNT(*) FROM debited) AS debited, (SELECT COUNT(*) FROM m) AS messages,
-     -- Accounts whose queue held no send before (the statement's snapshot does not see its own inserts).
+     -- Accounts whose queue held no send before (the statement's snapshot does not see its own inserts); a
+     -- probe of the (kind, queue_key, id) index per account, never a join over the whole queue.
      (SELECT COUNT(*) FROM (SELECT DISTINCT account_id FROM rows) r
-      WHERE NOT EXISTS (SELECT 1 FROM jobs h WHERE h.kind = 'send' AND h.queue_key = r.account_id)) AS new_queues`,
+      WHERE (SELECT h.id FROM jobs h WHERE h.kind = 'send' AND h.queue_key = r.account_id LIMIT 1) IS NULL) AS new_queues`,
 );
 const DEBIT = query('UPDATE workspaces SET quota_used = quota_used + @credits WHERE id = @workspaceId AND quota_used + @credits <= quota_total');
 const LEDGER_DEBIT = query(
