@@ -5,7 +5,8 @@
 // which swings less than throughput when other work shares the machine and feeds the capacity model.
 //
 //   node bench/stores.mjs [BUILT_CHECKOUT ...]     # several builds: each measured on both stores, same rounds
-//   BENCH_ROUNDS (2), BENCH_SECONDS (8), BENCH_CONNECTIONS (32), SVC_BENCH_PG_URL
+//   BENCH_ROUNDS (2), BENCH_SECONDS (8), BENCH_CONNECTIONS (32), SVC_BENCH_PG_URL,
+//   BENCH_STORES (sqlite,postgres: which stores to run, e.g. postgres to compare builds on it alone)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,13 +92,13 @@ const round2 = (n) => Math.round(n * 100) / 100;
  * Every build × store × request kind × tenants shape, `rounds` times; within a round the stores (and builds)
  * alternate their order, so a load that other work puts on the machine falls on both alike.
  */
-export async function measureStores(builds, { seconds, connections, rounds = 2, log = () => undefined }) {
+export async function measureStores(builds, { seconds, connections, rounds = 2, stores = ['sqlite', 'postgres'], log = () => undefined }) {
   const runs = {};
   for (let r = 0; r < rounds; r += 1) {
     for (const kind of ['sends', 'incoming']) {
       for (const tenants of [1, TENANTS]) {
         const order = [];
-        for (const build of builds) for (const store of ['sqlite', 'postgres']) order.push({ build, store });
+        for (const build of builds) for (const store of stores) order.push({ build, store });
         for (const { build, store } of r % 2 === 0 ? order : order.reverse()) {
           const result = await (store === 'sqlite' ? onSqlite : onPostgres)(build.svc, kind, tenants, { seconds, connections });
           const key = `${build.label}|${kind}|${tenants}|${store}`;
@@ -136,7 +137,7 @@ export function storeRows(summary) {
     ['sqlite', 'postgres'].filter((store) => s[store]).map((store) => {
       const r = s[store];
       const cpu = `svc ${r.svc_cpu_us_per_request} us/req${r.postgres_cpu_us_per_request === undefined ? '' : `, PostgreSQL ${r.postgres_cpu_us_per_request} us/req`}`;
-      return [`${shape}, ${store === 'sqlite' ? 'SQLite (--data)' : 'PostgreSQL, 1 replica'}`, `${r.median_req_per_s} req/s${store === 'postgres' ? ` (${s.postgres_vs_sqlite}x SQLite)` : ''}`, `p50 ${r.median_p50_ms} ms, p99 ${r.median_p99_ms} ms`, cpu];
+      return [`${shape}, ${store === 'sqlite' ? 'SQLite (--data)' : 'PostgreSQL, 1 replica'}`, `${r.median_req_per_s} req/s${store === 'postgres' && s.postgres_vs_sqlite !== undefined ? ` (${s.postgres_vs_sqlite}x SQLite)` : ''}`, `p50 ${r.median_p50_ms} ms, p99 ${r.median_p99_ms} ms`, cpu];
     }),
   );
 }
@@ -150,6 +151,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     seconds: Number(process.env.BENCH_SECONDS ?? 8),
     connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
     rounds: Number(process.env.BENCH_ROUNDS ?? 2),
+    stores: (process.env.BENCH_STORES ?? 'sqlite,postgres').split(','),
     log: (line) => console.error(line),
   });
   console.log(JSON.stringify(summary, null, 2));

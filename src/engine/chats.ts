@@ -1,3 +1,4 @@
+import { memoKeys } from './memo-keys.js';
 import type { ChatDto, ChatUpdateInput, Page } from '../wire/types.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { ChatRow } from '../store/chat-store.js';
@@ -30,7 +31,7 @@ export async function findOrCreateChat(
   startedBy: 'workspace' | 'contact',
   preferredName?: string,
 ): Promise<ChatRow> {
-  const key = `chat:${account.id}:${contactPhone}`;
+  const key = memoKeys.chat(account.id, contactPhone);
   const existing = await readOnce(ctx, key, () => ctx.stores.chats.byPair(account.id, contactPhone));
   if (existing !== undefined) return existing;
   const workspaceId = account.workspace_id;

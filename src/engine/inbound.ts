@@ -1,11 +1,14 @@
+import { memoKeys } from './memo-keys.js';
 import type { IncomingMessage, NetworkEvents } from '../network/driver.js';
-import { changeAccountStatus } from './accounts.js';
+import { accountOfWorkspace, changeAccountStatus } from './accounts.js';
 import { timeOrderedUid } from './time-ordered-uid.js';
 import { findOrCreateChat } from './chats.js';
 import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
 import { invalid, notFound } from '../wire/errors.js';
 import { fileOfWorkspace } from './files.js';
 import { isTooLong } from './messages.js';
+import { prepareIncoming } from './batch-preludes.js';
+import { preludeShare } from '../store/sql-database.js';
 
 /** What the engine does when the network reports something: the sink every driver is started with. */
 export function createInbound(ctx: EngineContext): NetworkEvents {
@@ -31,10 +34,22 @@ export function createInbound(ctx: EngineContext): NetworkEvents {
 /** Stores an incoming message (creating the chat on first contact) and emits its events. */
 async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Promise<{ messageUid: string; chatId: number }> {
   const text = message.text ?? null;
-  if (text !== null && isTooLong(text, ctx.config.maxTextLength)) throw invalid(`text may be at most ${ctx.config.maxTextLength} characters`);
-  if ((text === null || text === '') && message.attachmentFileUid === undefined) throw invalid('an incoming message needs text or a file');
+  const refusal =
+    text !== null && isTooLong(text, ctx.config.maxTextLength)
+      ? invalid(`text may be at most ${ctx.config.maxTextLength} characters`)
+      : (text === null || text === '') && message.attachmentFileUid === undefined
+        ? invalid('an incoming message needs text or a file')
+        : undefined;
+  if (refusal !== undefined) {
+    // An account of another workspace is reported before what is wrong with the message.
+    if (message.workspaceId !== undefined) await accountOfWorkspace(ctx, message.workspaceId, message.accountPhone);
+    throw refusal;
+  }
   return inWriteTransaction(ctx, async (tx) => {
-    const account = await readOnce(tx, `account-by-phone:${message.accountPhone}`, () => tx.stores.accounts.byPhone(message.accountPhone));
+    const account = await readOnce(tx, memoKeys.accountByPhone(message.accountPhone), () => tx.stores.accounts.byPhone(message.accountPhone));
+    if (message.workspaceId !== undefined && account?.workspace_id !== message.workspaceId) {
+      throw notFound(`messenger account ${message.accountPhone}`, 'list the connected accounts with `svc accounts list`');
+    }
     if (account === undefined) throw notFound(`messenger account ${message.accountPhone}`);
     const workspaceId = account.workspace_id;
     const chat = await findOrCreateChat(tx, account, message.contactPhone, 'contact', message.contactName);
@@ -53,5 +68,5 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
     return { messageUid: uid, chatId: chat.id };
     // Group commit, as for sends: the messages of one turn share a transaction. READ COMMITTED is enough: a new
     // chat is made behind its workspace's row lock, and the rest only inserts.
-  }, { grouped: true, isolation: 'read committed' });
+  }, { grouped: true, isolation: 'read committed', prelude: preludeShare(prepareIncoming, { accountPhone: message.accountPhone, contactPhone: message.contactPhone }) });
 }

@@ -1,3 +1,4 @@
+import { memoKeys } from './memo-keys.js';
 import type { MessageDto, Page, SendFields, SendResult, SendToChatInput, SendToChatNameInput, SendToPhoneInput } from '../wire/types.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { ChatRow } from '../store/chat-store.js';
@@ -14,6 +15,9 @@ import { fileOfWorkspace } from './files.js';
 import { assertId, assertUid } from './ids.js';
 import { pageOf } from './paging.js';
 import { loadWorkspace } from './workspaces.js';
+import { prepareSends, type SendPreludeArg } from './batch-preludes.js';
+import { preludeShare } from '../store/sql-database.js';
+import type { DeferredWrites } from '../store/deferred-writes.js';
 
 /** Loose shape of a phone as typed by people; separators are dropped, validity is the network's call. */
 const PHONE_LIKE = /^\+?[0-9][0-9 ().-]{2,30}$/;
@@ -28,9 +32,10 @@ export const isTooLong = (text: string, max: number): boolean => text.length > m
 export function sendToPhone(ctx: EngineContext, workspaceId: number, input: SendToPhoneInput): Promise<SendResult> {
   const phone = normalisePhone(input.phone);
   const chatName = typeof input.chat_name === 'string' && input.chat_name.trim() !== '' ? chatNameOf(input.chat_name, 'chat_name') : undefined;
-  return acceptOutgoing(ctx, workspaceId, input, async (tx) => {
+  const byDefaultSender = input.messenger_account_phone === undefined || input.messenger_account_phone === '';
+  return acceptOutgoing(ctx, workspaceId, input, byDefaultSender ? { workspaceId, contactPhone: phone } : { workspaceId }, async (tx) => {
     const account =
-      input.messenger_account_phone === undefined || input.messenger_account_phone === ''
+      byDefaultSender
         ? await defaultSender(tx, workspaceId)
         : await accountOfWorkspace(tx, workspaceId, normalisePhone(input.messenger_account_phone));
     return { account, chat: await findOrCreateChat(tx, account, phone, 'workspace', chatName) };
@@ -41,7 +46,7 @@ export function sendToPhone(ctx: EngineContext, workspaceId: number, input: Send
 export function sendToChatName(ctx: EngineContext, workspaceId: number, input: SendToChatNameInput): Promise<SendResult> {
   if (typeof input.chat_name !== 'string' || input.chat_name.length === 0) throw invalid('chat_name is required');
   const chatName = chatNameOf(input.chat_name, 'chat_name');
-  return acceptOutgoing(ctx, workspaceId, input, async (tx) => {
+  return acceptOutgoing(ctx, workspaceId, input, { workspaceId }, async (tx) => {
     const chat = await tx.stores.chats.byName(workspaceId, chatName);
     if (chat === undefined) throw notFound(`chat "${chatName}"`, 'check the exact name with `svc chats list`');
     return { account: await accountOf(tx, chat), chat };
@@ -50,7 +55,7 @@ export function sendToChatName(ctx: EngineContext, workspaceId: number, input: S
 
 /** POST /chats/{id}/messages. */
 export function sendToChat(ctx: EngineContext, workspaceId: number, chatId: number, input: SendToChatInput): Promise<SendResult> {
-  return acceptOutgoing(ctx, workspaceId, input, async (tx) => {
+  return acceptOutgoing(ctx, workspaceId, input, { workspaceId }, async (tx) => {
     const chat = await chatOfWorkspace(tx, workspaceId, chatId);
     return { account: await accountOf(tx, chat), chat };
   });
@@ -64,6 +69,7 @@ async function acceptOutgoing(
   ctx: EngineContext,
   workspaceId: number,
   fields: SendFields & { label?: string },
+  prelude: SendPreludeArg,
   resolve: (tx: EngineContext) => Promise<{ account: AccountRow; chat: ChatRow }>,
 ): Promise<SendResult> {
   const text = fields.text === undefined || fields.text === null ? null : fields.text;
@@ -84,7 +90,9 @@ async function acceptOutgoing(
   // the lock itself), so the lock is held for the writes alone. (Locking only at the debit, last, measured
   // faster in-process but slower over HTTP on a busy machine, where 31 waiters had done their inserts and
   // queued on the row; serializable isolation would fail all but one and run them again.)
+  let deferred: DeferredWrites | undefined;
   const result = await inWriteTransaction<SendResult>(ctx, async (tx) => {
+    deferred = tx.sql.deferred;
     const now = tx.clock.now();
     const { account, chat } = await resolve(tx);
     const workspace = await loadWorkspace(tx, workspaceId, { lock: true });
@@ -109,9 +117,11 @@ async function acceptOutgoing(
     // Only partner workspaces have quota alerts; the row in hand says so without another read.
     if (workspace.partner_id !== null) await checkQuotaAlerts(tx, workspaceId, now);
     return { message_uid: uid, status: 'Pending', chat_id: chat.id, credits };
-  }, { grouped: true, isolation: 'read committed', order: workspaceId });
-  // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later).
-  ctx.wake('send');
+    // The batch's prelude locks every workspace of the batch and reads their senders and chats in a statement each.
+  }, { grouped: true, isolation: 'read committed', order: workspaceId, prelude: preludeShare(prepareSends, prelude) });
+  // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later); unless the message
+  // queued behind another of its account's, which the dispatchers already know about (`sendsNeedWake`).
+  if (deferred?.sendsNeedWake !== false) ctx.wake('send');
   return result;
 }
 
@@ -127,7 +137,7 @@ async function resolveReplyTo(ctx: EngineContext, workspaceId: number, account: 
 }
 
 async function defaultSender(ctx: EngineContext, workspaceId: number): Promise<AccountRow> {
-  const account = await readOnce(ctx, `default-sender:${workspaceId}`, () => ctx.stores.accounts.defaultSender(workspaceId));
+  const account = await readOnce(ctx, memoKeys.defaultSender(workspaceId), () => ctx.stores.accounts.defaultSender(workspaceId));
   if (account === undefined) {
     const suspended = (await ctx.stores.accounts.list(workspaceId)).filter((a) => a.status === 'suspended').map((a) => a.phone);
     if (suspended.length > 0) {

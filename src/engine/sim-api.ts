@@ -31,9 +31,15 @@ export function createSimApi(ctx: EngineContext, workspaceId: number): SimApi {
       return { phone: account.phone, status: account.status };
     },
     async receive(input) {
-      await accountOfWorkspace(ctx, workspaceId, input.to);
-      if (!isInternationalPhone(input.from)) throw invalid('from must be an international number, e.g. +4915112345678');
-      const { messageUid, chatId } = await driver().receive({
+      // The account is checked where the message is stored (`workspaceId`), in its group commit; when the request
+      // is refused before, the account is checked first, so an unknown account is still what is reported.
+      if (!(ctx.network instanceof SimDriver) || !isInternationalPhone(input.from)) {
+        await accountOfWorkspace(ctx, workspaceId, input.to);
+        driver();
+        throw invalid('from must be an international number, e.g. +4915112345678');
+      }
+      const { messageUid, chatId } = await ctx.network.receive({
+        workspaceId,
         accountPhone: input.to,
         contactPhone: input.from,
         ...(input.contact_name === undefined ? {} : { contactName: input.contact_name }),

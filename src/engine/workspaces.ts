@@ -1,3 +1,4 @@
+import { memoKeys } from './memo-keys.js';
 import type { AdminWorkspaceCreateInput, AdminWorkspaceUpdateInput, CreatedWorkspace, WorkspaceDto } from '../wire/types.js';
 import type { WorkspaceRow } from '../store/workspace-store.js';
 import { isoTime } from '../wire/clock.js';
@@ -82,7 +83,7 @@ export async function loadWorkspace(ctx: EngineContext, workspaceId: number, opt
  * again, and an error message reads afresh.
  */
 async function lockOnce(ctx: EngineContext, workspaceId: number): Promise<WorkspaceRow | undefined> {
-  const key = `workspace-lock:${workspaceId}`;
+  const key = memoKeys.workspaceLock(workspaceId);
   const held = ctx.sql.memo?.get(key) as WorkspaceRow | undefined;
   if (held !== undefined) return held;
   const row = await ctx.stores.workspaces.lockById(workspaceId);

@@ -37,6 +37,12 @@ export type DeliveryOutcome =
 
 export interface IncomingMessage {
   accountPhone: string;
+  /**
+   * The workspace the message is addressed through (the sim's API, which acts for one workspace): an account of
+   * another workspace is then not found. Checked in the transaction that stores the message, with no
+   * statement of its own.
+   */
+  workspaceId?: number;
   contactPhone: string;
   contactName?: string;
   text?: string;

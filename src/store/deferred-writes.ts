@@ -1,9 +1,13 @@
 /**
  * Rows a write transaction has decided to write but leaves for its end, so that the writes of one group commit
  * go out as one multi-row statement instead of one statement each: accepted sends (debit, message, send job,
- * ledger row). Every rule about them was checked when they were added (the quota, behind the workspace's row
- * lock), so writing them cannot fail for a reason of their own. A savepoint rolled back drops what was added
- * since it (`mark`/`undoTo`), as it undoes the statements.
+ * ledger row) and received messages. Every rule about them was checked when they were added (the quota, behind
+ * the workspace's row lock), so writing them cannot fail for a reason of their own. A savepoint rolled back
+ * drops what was added since it (`mark`/`undoTo`), as it undoes the statements.
+ *
+ * A received message is deferred only when its id was reserved ahead (`provideMessageIds`, by the batch's
+ * prelude on PostgreSQL): the write answers with it and its events carry it. Reads of messages in the
+ * transaction write the deferred ones first (`message-store.ts`), so an event's payload finds its message.
  */
 export interface AcceptedSend {
   uid: string;
@@ -18,16 +22,75 @@ export interface AcceptedSend {
   now: number;
 }
 
+/** A message received from a contact, stored as Sent at `now`, with an id reserved for it. */
+export interface ReceivedMessage {
+  id: number;
+  uid: string;
+  workspaceId: number;
+  chatId: number;
+  accountId: number;
+  text: string | null;
+  fileId: number | null;
+  replyToId: number | null;
+  now: number;
+}
+
 import { hasNul, nulRefused } from '../wire/nul-text.js';
+
+/** Where a savepoint began, to drop what was deferred after it. */
+export interface DeferredMark {
+  sends: number;
+  received: number;
+}
+
+// The store's rule on NUL (src/store/sql.ts) checked when a row is deferred, so it refuses the write that
+// brought it rather than the multi-row statement of the whole batch.
+const refuseNul = (text: string | null): void => {
+  if (text !== null && hasNul(text)) throw nulRefused('a text value');
+};
 
 export class DeferredWrites {
   private sends: AcceptedSend[] = [];
+  /**
+   * Whether the accepted sends, once written, need the dispatcher woken: false only when the store saw that
+   * every one of them joined an account's queue that already held a send (PostgreSQL's flush), so the
+   * dispatchers already know when that account is next due and reach the new message in turn, polls
+   * included; true, the safe answer, otherwise. Spares the dispatcher's look and the NOTIFY of every batch of
+   * a busy account's sends.
+   */
+  sendsNeedWake = true;
+  private received: ReceivedMessage[] = [];
+  private messageIds: number[] = [];
 
   addSend(send: AcceptedSend): void {
-    // The store's rule on NUL (src/store/sql.ts) checked now, so it refuses the send that brought it rather
-    // than the multi-row statement of the whole batch.
-    if (send.text !== null && hasNul(send.text)) throw nulRefused('a text value');
+    refuseNul(send.text);
     this.sends.push(send);
+  }
+
+  /** Ids of messages reserved for this transaction's received messages (unused ones are simply never used). */
+  provideMessageIds(ids: readonly number[]): void {
+    this.messageIds.push(...ids);
+  }
+
+  /** A received message deferred under a reserved id; undefined (nothing deferred) when no id is left. */
+  deferReceived(message: Omit<ReceivedMessage, 'id'>): number | undefined {
+    const id = this.messageIds[0];
+    if (id === undefined) return undefined;
+    refuseNul(message.text);
+    this.messageIds.shift();
+    this.received.push({ ...message, id });
+    return id;
+  }
+
+  hasReceived(): boolean {
+    return this.received.length > 0;
+  }
+
+  /** The received messages deferred so far, in order; empties that list. */
+  takeReceived(): ReceivedMessage[] {
+    const received = this.received;
+    this.received = [];
+    return received;
   }
 
   /** Credits of `workspaceId` accepted so far and not yet written (the quota counts them). */
@@ -37,16 +100,25 @@ export class DeferredWrites {
     return total;
   }
 
-  mark(): number {
-    return this.sends.length;
+  mark(): DeferredMark {
+    return { sends: this.sends.length, received: this.received.length };
   }
 
-  undoTo(mark: number): void {
-    this.sends.length = Math.min(this.sends.length, mark);
+  undoTo(mark: DeferredMark): void {
+    this.sends.length = Math.min(this.sends.length, mark.sends);
+    this.received.length = Math.min(this.received.length, mark.received);
   }
 
-  /** Everything added, in order; empties the list. */
-  take(): AcceptedSend[] {
+  /** Forgets everything (a connection that keeps one for all its transactions, at the start of each). */
+  clear(): void {
+    this.sendsNeedWake = true;
+    this.sends = [];
+    this.received = [];
+    this.messageIds = [];
+  }
+
+  /** The accepted sends, in order; empties that list. */
+  takeSends(): AcceptedSend[] {
     const sends = this.sends;
     this.sends = [];
     return sends;

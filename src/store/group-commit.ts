@@ -4,10 +4,11 @@
  * supplies how a batch's transaction is opened and committed; the queueing and the savepoint rule live here.
  */
 import type { SqlExecutor } from './sql.js';
-import { inSavepoint } from './sql-database.js';
+import { inSavepoint, type BatchPrelude } from './sql-database.js';
 
 export interface GroupedWrite {
   fn: (tx: SqlExecutor) => Promise<unknown>;
+  prelude?: BatchPrelude | undefined;
   /** Writes of a batch run in ascending `order` (stable): batches lock shared rows in one order, no deadlocks. */
   order: number;
   resolve: (value: unknown) => void;
@@ -33,9 +34,9 @@ export class WriteGroups {
 
   constructor(private readonly options: WriteGroupsOptions) {}
 
-  push<T>(fn: (tx: SqlExecutor) => Promise<T>, order = 0): Promise<T> {
+  push<T>(fn: (tx: SqlExecutor) => Promise<T>, order = 0, prelude?: BatchPrelude): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, order, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ fn, order, prelude, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -62,6 +63,18 @@ export class WriteGroups {
       this.schedule();
     });
   }
+}
+
+/** Runs every prelude the writes of `batch` named, once each, with their writes' args in batch order. */
+export async function runPreludes(tx: SqlExecutor, batch: readonly GroupedWrite[]): Promise<void> {
+  const argsByRun = new Map<BatchPrelude['run'], unknown[]>();
+  for (const { prelude } of batch) {
+    if (prelude === undefined) continue;
+    const args = argsByRun.get(prelude.run);
+    if (args === undefined) argsByRun.set(prelude.run, [prelude.arg]);
+    else args.push(prelude.arg);
+  }
+  for (const [run, args] of argsByRun) await run(tx, args);
 }
 
 /**

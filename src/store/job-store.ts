@@ -21,8 +21,8 @@ const HEADS = `FROM messenger_accounts a
 const DUE_SEND_TEXT = `SELECT j.* ${HEADS} AND j.run_at <= @now AND (j.lease_until IS NULL OR j.lease_until <= @now)
     AND a.next_send_at <= @now
   ORDER BY j.id LIMIT 1`;
-const DUE_SEND = query<JobRow>(DUE_SEND_TEXT);
-// The claim's read, inside the claim transaction. SQLite has one writer, so the plain read is exact. On
+// The claim's read, inside the claim transaction (the read before it is `nextSendTime`, due now exactly when
+// this finds a head). SQLite has one writer, so the plain read is exact. On
 // PostgreSQL (read committed) it locks the job and its account: a replica racing for the same head skips it
 // and takes another account's, and a row changed by a claim that committed meanwhile (the lease, the
 // account's next slot) is checked again in its new version before it is taken.
@@ -44,7 +44,6 @@ const COUNT = query<{ n: number }>('SELECT COUNT(*) AS n FROM jobs WHERE kind = 
 export function createJobStore(sql: SqlExecutor) {
   return {
     /** The send job due first, if any: a plain read (the claim reads again with `claimSend`). */
-    dueSend: (now: number): Promise<JobRow | undefined> => sql.get(DUE_SEND, { now }),
     /** The send job due first, locked for this transaction on PostgreSQL (skipping those other claims hold). */
     claimSend: (now: number): Promise<JobRow | undefined> => sql.get(CLAIM_SEND, { now }),
     lease: async (id: number, owner: string, until: number): Promise<void> => void (await sql.run(LEASE, { id, owner, until })),

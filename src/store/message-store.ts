@@ -1,5 +1,5 @@
 import type { MessageStatus } from '../wire/types.js';
-import type { AcceptedSend } from './deferred-writes.js';
+import type { AcceptedSend, ReceivedMessage } from './deferred-writes.js';
 import { postgresOnly, query, type SqlExecutor } from './sql.js';
 
 export interface MessageRow {
@@ -53,11 +53,16 @@ const INSERT_RECEIVED = query<{ id: number }>(
    VALUES (@uid, @workspaceId, @chatId, @accountId, 'received', 'Sent', @text, @fileId, @replyToId, 0, @now, @now)
    RETURNING id`,
 );
+const INSERT_RECEIVED_WITH_ID = query(
+  `INSERT INTO messages (id, uid, workspace_id, chat_id, messenger_account_id, direction, status, text, file_id,
+     reply_to_id, credits, created_at, sent_at)
+   VALUES (@id, @uid, @workspaceId, @chatId, @accountId, 'received', 'Sent', @text, @fileId, @replyToId, 0, @now, @now)`,
+);
 const INSERT_SEND_JOB = query('INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) VALUES (\'send\', @id, @accountId, @now, @now)');
 // PostgreSQL: every send a transaction accepted, in one statement at its end (`DeferredWrites`): the debit of
 // each workspace (conditional, as a last guard: the quota was checked behind the row lock), the messages in
 // acceptance order (ids, and so each account's send queue, follow it), their send jobs and ledger rows.
-const FLUSH_SENDS = postgresOnly<{ workspaces: number; debited: number; messages: number }>(
+const FLUSH_SENDS = postgresOnly<{ workspaces: number; debited: number; messages: number; new_queues: number }>(
   `WITH rows AS (
      SELECT * FROM unnest(@uids::text[], @workspaceIds::bigint[], @chatIds::bigint[], @accountIds::bigint[], @texts::text[],
        @fileIds::bigint[], @templateIds::bigint[], @replyToIds::bigint[], @credits::int[], @nows::bigint[])
@@ -76,7 +81,11 @@ const FLUSH_SENDS = postgresOnly<{ workspaces: number; debited: number; messages
      SELECT 'send', id, messenger_account_id, created_at, created_at FROM m ORDER BY id),
    l AS (INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
      SELECT workspace_id, id, credits, 'debit', created_at FROM m ORDER BY id)
-   SELECT (SELECT COUNT(*) FROM totals) AS workspaces, (SELECT COUNT(*) FROM debited) AS debited, (SELECT COUNT(*) FROM m) AS messages`,
+   SELECT (SELECT COUNT(*) FROM totals) AS workspaces, (SELECT COUNT(*) FROM debited) AS debited, (SELECT COUNT(*) FROM m) AS messages,
+     -- Accounts whose queue held no send before (the statement's snapshot does not see its own inserts); a
+     -- probe of the (kind, queue_key, id) index per account, never a join over the whole queue.
+     (SELECT COUNT(*) FROM (SELECT DISTINCT account_id FROM rows) r
+      WHERE (SELECT h.id FROM jobs h WHERE h.kind = 'send' AND h.queue_key = r.account_id LIMIT 1) IS NULL) AS new_queues`,
 );
 const DEBIT = query('UPDATE workspaces SET quota_used = quota_used + @credits WHERE id = @workspaceId AND quota_used + @credits <= quota_total');
 const LEDGER_DEBIT = query(
@@ -98,6 +107,7 @@ export async function flushAcceptedSends(tx: SqlExecutor, sends: readonly Accept
       nows: sends.map((s) => s.now),
     }))!;
     if (counts.debited !== counts.workspaces) throw new Error('accepted sends exceed their quota: the batch is not written');
+    tx.deferred!.sendsNeedWake = counts.new_queues > 0;
     return;
   }
   for (const s of sends) {
@@ -108,6 +118,37 @@ export async function flushAcceptedSends(tx: SqlExecutor, sends: readonly Accept
     await tx.run(INSERT_SEND_JOB, { id, accountId: s.accountId, now: s.now });
     await tx.run(LEDGER_DEBIT, { workspaceId: s.workspaceId, id, credits: s.credits, now: s.now });
   }
+}
+
+// Received messages deferred by a group commit, under the ids reserved for them, in one statement.
+const FLUSH_RECEIVED = postgresOnly(
+  `INSERT INTO messages (id, uid, workspace_id, chat_id, messenger_account_id, direction, status, text, file_id,
+     reply_to_id, credits, created_at, sent_at)
+   SELECT id, uid, workspace_id, chat_id, account_id, 'received', 'Sent', text, file_id, reply_to_id, 0, now, now
+   FROM unnest(@ids::bigint[], @uids::text[], @workspaceIds::bigint[], @chatIds::bigint[], @accountIds::bigint[], @texts::text[],
+     @fileIds::bigint[], @replyToIds::bigint[], @nows::bigint[]) AS r(id, uid, workspace_id, chat_id, account_id, text, file_id, reply_to_id, now)
+   ORDER BY id`,
+);
+
+/** Writes the received messages `tx` deferred so far: before its COMMIT, and before any read of messages in it. */
+export async function flushReceived(tx: SqlExecutor): Promise<void> {
+  if (tx.deferred?.hasReceived() !== true) return;
+  const received: ReceivedMessage[] = tx.deferred.takeReceived();
+  if (tx.dialect === 'postgres') {
+    await tx.run(FLUSH_RECEIVED, {
+      ids: received.map((r) => r.id), uids: received.map((r) => r.uid), workspaceIds: received.map((r) => r.workspaceId),
+      chatIds: received.map((r) => r.chatId), accountIds: received.map((r) => r.accountId), texts: received.map((r) => r.text),
+      fileIds: received.map((r) => r.fileId), replyToIds: received.map((r) => r.replyToId), nows: received.map((r) => r.now),
+    });
+    return;
+  }
+  for (const r of received) await tx.get(INSERT_RECEIVED_WITH_ID, { ...r });
+}
+
+/** Everything `tx` deferred, written just before its COMMIT. */
+export async function flushDeferred(tx: SqlExecutor): Promise<void> {
+  await flushReceived(tx);
+  if (tx.deferred !== undefined) await flushAcceptedSends(tx, tx.deferred.takeSends());
 }
 
 const BY_UID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.uid = @uid`);
@@ -129,8 +170,9 @@ export function createMessageStore(sql: SqlExecutor) {
   return {
     insert: async (m: NewMessage): Promise<number> => (await sql.get(INSERT, { ...m }))!.id,
     /** A message received from a contact: stored as Sent at `now`. */
-    insertReceived: async (m: Pick<NewMessage, 'uid' | 'workspaceId' | 'chatId' | 'accountId' | 'text' | 'fileId' | 'replyToId' | 'now'>): Promise<number> =>
-      (await sql.get(INSERT_RECEIVED, { ...m }))!.id,
+    insertReceived: async (m: Omit<ReceivedMessage, 'id'>): Promise<number> =>
+      // Deferred to the batch's one statement when the prelude reserved an id for it (PostgreSQL).
+      sql.deferred?.deferReceived(m) ?? (await sql.get(INSERT_RECEIVED, { ...m }))!.id,
     /**
      * An outgoing message accepted: its debit, the message as Pending, its send job and ledger row are written
      * at the end of the write transaction, with the other sends of its group commit (`flushAcceptedSends`). The
@@ -140,9 +182,10 @@ export function createMessageStore(sql: SqlExecutor) {
       if (sql.deferred === undefined) throw new Error('acceptSend runs inside a write transaction');
       sql.deferred.addSend(send);
     },
-    byUid: (uid: string) => sql.get(BY_UID, { uid }),
-    byId: (id: number) => sql.get(BY_ID, { id }),
-    pageOfChat: (chatId: number, limit: number, offset: number) => sql.all(PAGE_OF_CHAT, { chatId, limit, offset }),
+    // Reads of messages see the received messages this transaction deferred: they are written first.
+    byUid: async (uid: string) => (await flushReceived(sql), sql.get(BY_UID, { uid })),
+    byId: async (id: number) => (await flushReceived(sql), sql.get(BY_ID, { id })),
+    pageOfChat: async (chatId: number, limit: number, offset: number) => (await flushReceived(sql), sql.all(PAGE_OF_CHAT, { chatId, limit, offset })),
     setStatus: async (s: { id: number; status: MessageRow['status']; failureReason: string | null; networkMessageId: string | null; sentAt: number | null }) =>
       void (await sql.run(SET_STATUS, s)),
     markSent: async (id: number, networkMessageId: string | null, now: number) => void (await sql.run(MARK_SENT, { id, networkMessageId, now })),

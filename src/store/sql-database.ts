@@ -3,6 +3,26 @@
  * or PostgreSQL shared by replicas. The engine sees only this interface and the `SqlExecutor` of sql.ts.
  */
 import { query, type Dialect, type SqlExecutor } from './sql.js';
+import { flushReceived } from './message-store.js';
+
+/**
+ * Reads that the writes of a batch would each make with a round trip of their own (lock a workspace, read its
+ * default sender, a chat), made once for the whole batch: `run` is called once per batch transaction, before
+ * its writes, with the `arg` of every write of the batch that named it, and leaves what it read in the
+ * transaction's `memo`, where the writes look first. Only a store where every statement is a round trip
+ * (PostgreSQL) runs preludes; the writes must still be right without them (a savepoint rolled back empties
+ * the memo, and the writes after it read for themselves).
+ */
+export interface BatchPrelude {
+  run: (tx: SqlExecutor, args: unknown[]) => Promise<void>;
+  arg: unknown;
+}
+
+/** A write's share of the prelude `run`: `arg` joins the args of the batch's other writes that name the same `run`. */
+export const preludeShare = <Arg>(run: (tx: SqlExecutor, args: Arg[]) => Promise<void>, arg: Arg): BatchPrelude => ({
+  run: run as BatchPrelude['run'],
+  arg,
+});
 
 export interface WriteOptions {
   /**
@@ -22,6 +42,8 @@ export interface WriteOptions {
    * the same rows should wait or skip, not fail and retry.
    */
   isolation?: 'serializable' | 'read committed';
+  /** A grouped write's share of its batch's prelude (`group-commit.ts`): reads made once for the whole batch. */
+  prelude?: BatchPrelude;
 }
 
 export interface SqlDatabase {
@@ -57,6 +79,9 @@ const ROLLBACK_TO = query('ROLLBACK TO SAVEPOINT svc_nested');
  * the caller may catch it and go on (group commit does, once per request of a batch).
  */
 export async function inSavepoint<T>(tx: SqlExecutor, fn: () => Promise<T>): Promise<T> {
+  // Received messages deferred before the savepoint are written before it: written inside it (by a read that
+  // needs them), they would be undone with it, though their writes succeeded.
+  await flushReceived(tx);
   const mark = tx.deferred?.mark();
   await tx.run(SAVEPOINT);
   try {

@@ -9,7 +9,7 @@ import { NAMED_PARAMETER, positionalValues, type Params, type SqlExecutor, type 
 import type { SqlDatabase, WriteOptions } from './sql-database.js';
 import { runBatch, settle, WriteGroups, type GroupedWrite, type Outcome } from './group-commit.js';
 import { DeferredWrites } from './deferred-writes.js';
-import { flushAcceptedSends } from './message-store.js';
+import { flushDeferred } from './message-store.js';
 import { rollsBack, SqliteReadCache, tablesWrittenBy } from './sqlite-read-cache.js';
 
 interface WriterQueue {
@@ -186,18 +186,18 @@ export class SqliteDatabase implements SqlDatabase {
     // A read-only snapshot (a data directory svc may not write) has nothing to lock: reads inside fn work,
     // and the first write fails with SQLITE_READONLY before anything changes.
     if (this.db.readonly) {
-      this.tx.deferred?.take();
+      this.tx.deferred?.clear();
       const result = await fn();
-      await flushAcceptedSends(this.tx, this.tx.deferred!.take());
+      await flushDeferred(this.tx);
       return result;
     }
     this.tx.memo?.clear();
-    this.tx.deferred?.take();
+    this.tx.deferred?.clear();
     this.begin.run();
     this.cache.writeTransactionBegan();
     try {
       const result = await fn();
-      await flushAcceptedSends(this.tx, this.tx.deferred!.take());
+      await flushDeferred(this.tx);
       this.commit.run();
       this.cache.committed();
       return result;

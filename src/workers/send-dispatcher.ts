@@ -27,9 +27,19 @@ interface ClaimedSend {
  */
 export function createSendDispatcher(ctx: EngineContext, owner: string = processOwner()): JobRunner {
   const reapDeadLeases = createDeadLeaseReaper(ctx.stores.jobs, ctx.clock);
+  // When the last look found nothing due, the time it found is the answer to the runner's next question
+  // (`nextDueAt`, asked right after the run): a wake-up that finds nothing (every accepted batch wakes the
+  // dispatcher) costs one statement, not two.
+  let idleUntil: { at: number | null } | undefined;
   const claimBatch = async (): Promise<ClaimedSend[]> => {
-    // A plain read first: most polls find nothing due, and they should not take the write lock for it.
-    if ((await ctx.stores.jobs.dueSend(ctx.clock.now())) === undefined) return [];
+    idleUntil = undefined;
+    // A plain read first: most polls find nothing due, and they should not take the write lock for it. The
+    // earliest time a queue head is due is due now exactly when some head is (the claim's own conditions).
+    const dueAt = await ctx.stores.jobs.nextSendTime();
+    if (dueAt === null || dueAt > ctx.clock.now()) {
+      idleUntil = { at: dueAt };
+      return [];
+    }
     // Read committed: on PostgreSQL the claim locks the jobs it takes and their accounts (SKIP LOCKED), so
     // replicas racing for the same job skip to the next instead of failing and retrying; each account's next
     // send slot is reserved before that lock is released at the commit, so spacing holds across replicas. One
@@ -146,7 +156,11 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       return processed;
     },
     // Read by the runner after every run; a failing read is logged there and waits for the next poll.
-    nextDueAt: () => ctx.stores.jobs.nextSendTime(),
+    nextDueAt: () => {
+      const known = idleUntil;
+      idleUntil = undefined;
+      return known === undefined ? ctx.stores.jobs.nextSendTime() : known.at;
+    },
   };
 }
 

@@ -153,3 +153,115 @@ describe.each(stores)('group commit of sends on %s', (_name, open) => {
     }
   });
 });
+
+describe.each(stores)('a batch over several workspaces on %s', (_name, open) => {
+  const ALL_TRANSACTIONS = query<{ n: number }>({ sqlite: '', postgres: 'SELECT COUNT(DISTINCT xmin::text) AS n FROM messages WHERE workspace_id = ANY(@ids::bigint[])' });
+
+  let setups = 0;
+  async function setup(quotas: number[]) {
+    setups += 1;
+    const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom() });
+    const workspaces: Array<{ ws: number; account: string; api: ReturnType<typeof engine.workspace> }> = [];
+    for (const [n, quota] of quotas.entries()) {
+      const ws = (await engine.admin.createWorkspace({ name: `Batch ${n}`, quota })).workspace_id;
+      const account = `+155500041${setups}${n}`;
+      await engine.sim(ws).connect({ phone: account });
+      workspaces.push({ ws, account, api: engine.workspace(ws) });
+    }
+    const used = async () => Promise.all(workspaces.map(async (w) => (await w.api.getWorkspace()).messaging_quota.used));
+    return { engine, workspaces, used };
+  }
+
+  it('sends to 4 workspaces in one turn share one transaction, and each quota stays exact', async () => {
+    const t = await setup([5, 3, 5, 2]);
+    try {
+      // 4 sends per workspace, interleaved: workspaces 2 and 4 have room for 3 and 2 of them.
+      const results = await Promise.allSettled(
+        Array.from({ length: 16 }, (_, i) => t.workspaces[i % 4]!.api.sendToPhone({ phone: `+1415555060${Math.floor(i / 4)}`, text: `m${i}` })),
+      );
+      const accepted = t.workspaces.map((_, w) => results.filter((r, i) => i % 4 === w && r.status === 'fulfilled').length);
+      expect(accepted).toEqual([4, 3, 4, 2]);
+      expect(await t.used()).toEqual([4, 3, 4, 2]);
+      for (const [i, result] of results.entries()) {
+        if (result.status === 'rejected') expect(isSvcError(result.reason) && result.reason.code).toBe('quota_exceeded');
+        else expect(result.value.chat_id).toBe((await t.workspaces[i % 4]!.api.listChats(1)).items.find((c) => c.phone === `+1415555060${Math.floor(i / 4)}`)?.id);
+      }
+      // The same contacts again, chats known now: the batch reads them for every workspace at once.
+      const again = await Promise.all([0, 2].map((w) => t.workspaces[w]!.api.sendToPhone({ phone: '+14155550600', text: 'again' })));
+      expect(again.map((s) => s.status)).toEqual(['Pending', 'Pending']);
+      expect(await t.used()).toEqual([5, 3, 5, 2]);
+      if (t.engine.context.database.dialect === 'postgres') {
+        const ids = t.workspaces.map((w) => w.ws);
+        expect((await t.engine.context.sql.get(ALL_TRANSACTIONS, { ids }))!.n).toBe(2);
+      }
+    } finally {
+      await t.engine.close();
+    }
+  });
+
+  it('incoming messages of a batch, one refused, reach their subscribers: each event finds its message', async () => {
+    const t = await setup([5, 5]);
+    try {
+      const [a, b] = t.workspaces as [(typeof t.workspaces)[0], (typeof t.workspaces)[0]];
+      await t.engine.webhooks(a.ws).create({ event_type: 'message:received:new', url: 'https://example.com/hook' });
+      const results = await Promise.allSettled([
+        t.engine.sim(a.ws).receive({ to: a.account, from: '+14155550711', text: 'first' }),
+        t.engine.sim(b.ws).receive({ to: b.account, from: '+14155550712', text: 'unsubscribed' }),
+        t.engine.sim(a.ws).receive({ to: a.account, from: '+14155550713', text: 'refused', reply_to: 'msg_unknown' }),
+        t.engine.sim(a.ws).receive({ to: a.account, from: '+14155550711', text: 'second' }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      const payloads = await t.engine.context.sql.all(query<{ payload: string }>('SELECT payload FROM webhook_deliveries ORDER BY id'));
+      const uids = payloads.map((row) => (JSON.parse(row.payload) as { message: { message_uid: string } }).message.message_uid);
+      const accepted = [results[0], results[3]].map((r) => (r as PromiseFulfilledResult<{ message_uid: string }>).value.message_uid);
+      expect(uids.filter((uid) => accepted.includes(uid))).toEqual(accepted);
+      const texts = await t.engine.context.sql.all(query<{ text: string }>('SELECT text FROM messages WHERE workspace_id = @ws ORDER BY id'), { ws: a.ws });
+      expect(texts.map((row) => row.text)).toEqual(['first', 'second']);
+    } finally {
+      await t.engine.close();
+    }
+  });
+
+  it('wakes the dispatcher when a send starts its account\'s queue; behind a queued send only SQLite wakes it', async () => {
+    const t = await setup([10]);
+    try {
+      const woken: string[] = [];
+      const wake = t.engine.context.wake;
+      t.engine.context.wake = (topic) => {
+        woken.push(topic);
+        wake(topic);
+      };
+      const api = t.workspaces[0]!.api;
+      await api.sendToPhone({ phone: '+14155550721', text: 'first: a new queue' });
+      expect(woken).toEqual(['send']);
+      await Promise.all([api.sendToPhone({ phone: '+14155550721', text: 'behind it' }), api.sendToPhone({ phone: '+14155550722', text: 'and another' })]);
+      expect(woken).toEqual(t.engine.context.database.dialect === 'postgres' ? ['send'] : ['send', 'send', 'send']);
+    } finally {
+      await t.engine.close();
+    }
+  });
+
+  it('an incoming message addressed through another workspace is refused alone; the batch commits', async () => {
+    const t = await setup([5, 5]);
+    try {
+      const [a, b] = t.workspaces as [(typeof t.workspaces)[0], (typeof t.workspaces)[0]];
+      const results = await Promise.allSettled([
+        t.engine.sim(a.ws).receive({ to: a.account, from: '+14155550701', text: 'to a' }),
+        t.engine.sim(a.ws).receive({ to: b.account, from: '+14155550702', text: 'through the wrong workspace' }),
+        t.engine.sim(b.ws).receive({ to: b.account, from: '+14155550703', text: 'to b' }),
+        t.engine.sim(b.ws).receive({ to: '+15550009999', from: '+14155550704', text: 'no such account' }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+      for (const refused of [results[1], results[3]] as PromiseRejectedResult[]) {
+        expect(isSvcError(refused.reason) && refused.reason.code).toBe('not_found');
+      }
+      const chats = await Promise.all([a, b].map(async (w) => (await w.api.listChats(1)).items.map((c) => c.phone)));
+      expect(chats).toEqual([['+14155550701'], ['+14155550703']]);
+      // What is wrong with the message itself is reported after an account of another workspace, as before.
+      await expect(t.engine.sim(a.ws).receive({ to: b.account, from: 'not a phone', text: 'x' })).rejects.toMatchObject({ code: 'not_found' });
+      await expect(t.engine.sim(a.ws).receive({ to: a.account, from: 'not a phone', text: 'x' })).rejects.toMatchObject({ code: 'validation_error' });
+    } finally {
+      await t.engine.close();
+    }
+  });
+});

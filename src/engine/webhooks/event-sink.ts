@@ -1,3 +1,4 @@
+import { memoKeys } from '../memo-keys.js';
 import { readOnce, type EngineContext, type EventSink } from '../context.js';
 import type { DomainEvent } from '../events.js';
 import { buildEventPayload, partnerEventPayload } from './payloads.js';
@@ -22,7 +23,7 @@ export function createWebhookEventSink(_ctx: EngineContext, next?: EventSink): E
       return;
     }
     // Read once per transaction: the messages of one group commit ask the same question of the same workspace.
-    const wanted = await readOnce(tx, `wants:${event.workspaceId}:${event.type}`, async () => ({ yes: await webhooks.workspaceWants(event.workspaceId, event.type) }));
+    const wanted = await readOnce(tx, memoKeys.wants(event.workspaceId, event.type), async () => ({ yes: await webhooks.workspaceWants(event.workspaceId, event.type) }));
     if (wanted?.yes !== true) return;
     const payload = await buildEventPayload(tx, event);
     if (payload === null) return;

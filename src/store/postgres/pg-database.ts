@@ -7,11 +7,11 @@
 import pg from 'pg';
 import { query, type SqlExecutor } from '../sql.js';
 import type { SqlDatabase, WriteOptions } from '../sql-database.js';
-import { BatchWriteFailed, runBatch, runWhole, settle, WriteGroups, type GroupedWrite } from '../group-commit.js';
+import { BatchWriteFailed, runBatch, runPreludes, runWhole, settle, WriteGroups, type GroupedWrite } from '../group-commit.js';
 import { pgExecutor } from './pg-executor.js';
 import { PoolGate } from './pool-gate.js';
 import { DeferredWrites } from '../deferred-writes.js';
-import { flushAcceptedSends } from '../message-store.js';
+import { flushDeferred } from '../message-store.js';
 import { isRetryableConflict, mapPgError, unavailable } from './pg-errors.js';
 import { NOTIFY_CHANNEL, PgNotifications, listenerConfig, type NotificationHandler } from './pg-notifications.js';
 
@@ -97,7 +97,7 @@ export class PgDatabase implements SqlDatabase {
    * rebuilds on every run).
    */
   async write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-    if (options.grouped === true) return this.groups.push(fn, options.order);
+    if (options.grouped === true) return this.groups.push(fn, options.order, options.prelude);
     return this.transaction(options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE', fn);
   }
 
@@ -110,7 +110,7 @@ export class PgDatabase implements SqlDatabase {
         await client.query(begin);
         const tx = pgExecutor(client, { memo: new Map(), deferred: new DeferredWrites() });
         const result = await fn(tx);
-        await flushAcceptedSends(tx, tx.deferred!.take());
+        await flushDeferred(tx);
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -141,13 +141,17 @@ export class PgDatabase implements SqlDatabase {
     // workspace rows). If a write fails, that transaction is rolled back and the batch runs again in a new one
     // with a savepoint per write, as does the next batch (failures come in runs).
     if (batch.length > 1 && !this.lastBatchFailed) {
-      const whole = await this.transaction('BEGIN', (tx) => runWhole(tx, batch, isRetryableConflict)).catch((error: unknown) => {
+      const whole = await this.transaction('BEGIN', async (tx) => {
+        await runPreludes(tx, batch);
+        return runWhole(tx, batch, isRetryableConflict);
+      }).catch((error: unknown) => {
         if (error instanceof BatchWriteFailed) return undefined;
         throw error;
       });
       if (whole !== undefined) return settle(batch, whole);
     }
     const outcomes = await this.transaction('BEGIN', async (tx) => {
+      await runPreludes(tx, batch);
       const outcomes = await runBatch(tx, batch, false, isRetryableConflict);
       this.lastBatchFailed = outcomes.some((outcome) => !outcome.ok);
       return outcomes;

@@ -1,0 +1,58 @@
+/**
+ * The preludes of the group commits of sends and incoming messages (`BatchPrelude`, src/store/sql-database.ts):
+ * before the writes of a batch run, the rows each of them would read with a round trip of its own are read for
+ * the whole batch in one statement and left in the transaction's memo under the names the writes read
+ * (`memo-keys.ts`). A batch then costs the same few statements for 8 workspaces as for one. PostgreSQL runs
+ * them; rows they do not find (a new chat) the writes read for themselves, as without a prelude.
+ */
+import type { SqlExecutor } from '../store/sql.js';
+import { createBatchReadStore } from '../store/batch-read-store.js';
+import { hasNul } from '../wire/nul-text.js';
+import { EVENT_TYPES } from '../wire/webhook-events.js';
+import { memoKeys } from './memo-keys.js';
+
+/** A send's share: its workspace, and the contact when the workspace's default sender sends it. */
+export interface SendPreludeArg {
+  workspaceId: number;
+  contactPhone?: string;
+}
+
+/** An incoming message's share: the account it arrived at and the contact it came from. */
+export interface IncomingPreludeArg {
+  accountPhone: string;
+  contactPhone: string;
+}
+
+// A value the store would refuse (NUL) or that is no text at all is left to its own write, which is refused
+// alone; in a prelude it would fail the statement, and with it the whole batch.
+const usable = (text: unknown): text is string => typeof text === 'string' && !hasNul(text);
+
+/** Locks the batch's workspaces (ascending id), reads their default senders and the chats the sends go to. */
+export async function prepareSends(tx: SqlExecutor, args: SendPreludeArg[]): Promise<void> {
+  const memo = tx.memo;
+  if (memo === undefined) return;
+  const workspaceIds = [...new Set(args.map((arg) => arg.workspaceId))];
+  const pairs = args.flatMap((arg) => (usable(arg.contactPhone) ? [{ workspaceId: arg.workspaceId, contactPhone: arg.contactPhone }] : []));
+  for (const row of await createBatchReadStore(tx).prepareSends(workspaceIds, pairs)) {
+    memo.set(memoKeys.workspaceLock(row.workspace.id), row.workspace);
+    if (row.sender === null) continue;
+    memo.set(memoKeys.defaultSender(row.sender.workspace_id), row.sender);
+    if (row.chat !== null) memo.set(memoKeys.chat(row.sender.id, row.chat.contact_phone), row.chat);
+  }
+}
+
+/** Reads the batch's accounts, the chats of their contacts and which events their workspaces subscribe to. */
+export async function prepareIncoming(tx: SqlExecutor, args: IncomingPreludeArg[]): Promise<void> {
+  const memo = tx.memo;
+  if (memo === undefined) return;
+  const pairs = args.filter((arg) => usable(arg.accountPhone) && usable(arg.contactPhone));
+  if (pairs.length === 0) return;
+  const { rows, messageIds } = await createBatchReadStore(tx).prepareIncoming(pairs, args.length);
+  // Ids for the batch's messages, so they are written in one statement at the COMMIT (`DeferredWrites`).
+  tx.deferred?.provideMessageIds(messageIds);
+  for (const { account, chat, subscribed_events: subscribed } of rows) {
+    memo.set(memoKeys.accountByPhone(account.phone), account);
+    if (chat !== null) memo.set(memoKeys.chat(account.id, chat.contact_phone), chat);
+    for (const type of EVENT_TYPES) memo.set(memoKeys.wants(account.workspace_id, type), { yes: subscribed.includes(type) });
+  }
+}

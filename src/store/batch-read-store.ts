@@ -1,0 +1,69 @@
+/**
+ * The reads of a group commit's preludes (`BatchPrelude` in sql-database.ts): what every send or incoming
+ * message of a batch would read with a statement of its own, read for the whole batch in one statement.
+ * PostgreSQL only (arrays as parameters): on SQLite those reads are answered from memory and need no batching.
+ * Each part returns what the single-row read it stands for would (same columns, same order of choice); rows
+ * of several tables come back as JSON (`to_jsonb`), whose numbers and strings read as the row's would (these
+ * tables hold no binary columns, and every number fits a double).
+ */
+import { postgresOnly, type SqlExecutor } from './sql.js';
+import type { AccountRow } from './account-store.js';
+import type { ChatRow } from './chat-store.js';
+import type { WorkspaceRow } from './workspace-store.js';
+
+// The chat of account `a` and contact `contact_phone` as chat-store's SELECT_CHAT reads it, or null.
+const CHAT_OF_PAIR = `(SELECT to_jsonb(c) || jsonb_build_object('account_phone', a.phone) FROM chats c
+   WHERE c.messenger_account_id = a.id AND c.contact_phone = p.contact_phone)`;
+
+/**
+ * Sends: locks the workspaces (ORDER BY before the lock: ascending id, as batches of sends lock them one by
+ * one), and for each (workspace, contact) sent to through the default sender, that sender (account-store's
+ * DEFAULT_SENDER) and the chat. The lock is taken first; the other parts read the statement's snapshot, so a
+ * chat committed while the lock was awaited is not among them (its write reads it for itself).
+ */
+const PREPARE_SENDS = postgresOnly<{ workspace: WorkspaceRow; sender: AccountRow | null; contact_phone: string | null; chat: ChatRow | null }>(
+  `WITH locked AS MATERIALIZED (SELECT * FROM workspaces WHERE id = ANY(@ids::bigint[]) ORDER BY id FOR UPDATE),
+   p AS (SELECT DISTINCT workspace_id, contact_phone FROM unnest(@workspaceIds::bigint[], @contactPhones::text[]) AS p(workspace_id, contact_phone)),
+   senders AS (SELECT DISTINCT ON (workspace_id) * FROM messenger_accounts
+     WHERE workspace_id IN (SELECT workspace_id FROM p) AND status = 'connected'
+     ORDER BY workspace_id, connected_at DESC NULLS LAST, id DESC)
+   SELECT to_jsonb(l) AS workspace, to_jsonb(a) AS sender, p.contact_phone, ${CHAT_OF_PAIR} AS chat
+   FROM locked l LEFT JOIN p ON p.workspace_id = l.id LEFT JOIN senders a ON a.workspace_id = l.id
+   ORDER BY l.id`,
+);
+
+/**
+ * Incoming messages: for each (account phone, contact phone), the account, the chat, and the event types some
+ * enabled subscription of the account's workspace names; and, on the first row, `count` new message ids (from
+ * the identity sequence) for the batch's messages, written later with them.
+ */
+const PREPARE_INCOMING = postgresOnly<{ account: AccountRow; chat: ChatRow | null; subscribed_events: string[]; message_ids: string[] | null }>(
+  `SELECT to_jsonb(a) AS account, ${CHAT_OF_PAIR} AS chat,
+     ARRAY(SELECT DISTINCT s.event_type FROM webhook_subscriptions s WHERE s.workspace_id = a.workspace_id AND s.enabled = 1) AS subscribed_events,
+     CASE WHEN row_number() OVER () = 1 THEN
+       ARRAY(SELECT nextval(pg_get_serial_sequence('messages', 'id')) FROM generate_series(1, @count::int)) END AS message_ids
+   FROM (SELECT DISTINCT account_phone, contact_phone FROM unnest(@accountPhones::text[], @contactPhones::text[]) AS p(account_phone, contact_phone)) p
+   JOIN messenger_accounts a ON a.phone = p.account_phone`,
+);
+
+export function createBatchReadStore(sql: SqlExecutor) {
+  return {
+    /**
+     * Locks `workspaceIds`' rows (`FOR UPDATE`, ascending id) and returns them, with the default sender and the
+     * chat of each (workspace, contact) pair given: one row per pair, or per workspace without one.
+     */
+    prepareSends: (workspaceIds: readonly number[], pairs: ReadonlyArray<{ workspaceId: number; contactPhone: string }>) =>
+      sql.all(PREPARE_SENDS, {
+        ids: workspaceIds, workspaceIds: pairs.map((p) => p.workspaceId), contactPhones: pairs.map((p) => p.contactPhone),
+      }),
+    /** One row per (account, contact) pair whose account exists; `messageIds` holds `count` new message ids. */
+    async prepareIncoming(pairs: ReadonlyArray<{ accountPhone: string; contactPhone: string }>, count: number) {
+      const rows = await sql.all(PREPARE_INCOMING, {
+        accountPhones: pairs.map((p) => p.accountPhone), contactPhones: pairs.map((p) => p.contactPhone), count,
+      });
+      // bigint[] arrives as strings (only scalar BIGINTs are read as numbers).
+      const messageIds = (rows.find((row) => row.message_ids !== null)?.message_ids ?? []).map(Number);
+      return { rows, messageIds };
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The batch preludes' reads (PostgreSQL) return what the single-row reads they stand for return: the same
+ * workspace, default sender and chat rows, field for field and type for type, though they come back as JSON.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/wire/clock.js';
+import { createEngine } from '../../src/runtime/create-engine.js';
+import { createBatchReadStore } from '../../src/store/batch-read-store.js';
+import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { fixedRandom } from '../support/test-engine.js';
+
+let pgDatabase: TestDatabase;
+beforeAll(async () => {
+  pgDatabase = await createTestDatabase('batchreads');
+  const setup = new PgDatabase({ url: pgDatabase.url, poolSize: 1 });
+  await migratePostgres(setup.pool);
+  await setup.close();
+});
+afterAll(async () => {
+  await pgDatabase?.drop();
+});
+
+describe('batch reads on PostgreSQL', () => {
+  it('answer as the single-row reads do', async () => {
+    const engine = createEngine({ database: new PgDatabase({ url: pgDatabase.url, poolSize: 2 }), clock: new FakeClock(), random: fixedRandom() });
+    try {
+      const [a, b, none] = await Promise.all(['A', 'B', 'None'].map(async (name) => (await engine.admin.createWorkspace({ name, quota: 10 })).workspace_id)) as [number, number, number];
+      await engine.sim(a).connect({ phone: '+15550007001' });
+      await engine.sim(a).connect({ phone: '+15550007002' });
+      await engine.sim(b).connect({ phone: '+15550007003' });
+      await engine.workspace(a).sendToPhone({ phone: '+14155550801', text: 'x' });
+      await engine.sim(b).receive({ to: '+15550007003', from: '+14155550802', text: 'y' });
+      await engine.webhooks(b).create({ event_type: 'message:new', url: 'https://example.com/hook' });
+      const stores = engine.context.stores;
+
+      const sends = await engine.context.database.write(async (tx) =>
+        createBatchReadStore(tx).prepareSends([b, a, none], [{ workspaceId: a, contactPhone: '+14155550801' }, { workspaceId: a, contactPhone: '+14155550899' }, { workspaceId: b, contactPhone: '+14155550802' }]),
+      );
+      const pairsOf = (rows: Array<[number, string | null]>) => rows.map((pair) => pair.join(' ')).sort();
+      expect(pairsOf(sends.map((row) => [row.workspace.id, row.contact_phone]))).toEqual(
+        pairsOf([[a, '+14155550801'], [a, '+14155550899'], [b, '+14155550802'], [none, null]]),
+      );
+      for (const row of sends) {
+        expect(row.workspace).toEqual(await stores.workspaces.byId(row.workspace.id));
+        expect(row.sender ?? undefined).toEqual(await stores.accounts.defaultSender(row.workspace.id));
+        expect(row.chat ?? undefined).toEqual(row.sender === null ? undefined : await stores.chats.byPair(row.sender.id, row.contact_phone!));
+      }
+      expect(sends.find((row) => row.contact_phone === '+14155550801')!.chat).not.toBeNull();
+
+      const incoming = await engine.context.database.write(async (tx) =>
+        createBatchReadStore(tx).prepareIncoming([{ accountPhone: '+15550007003', contactPhone: '+14155550802' }, { accountPhone: '+15550009999', contactPhone: '+1415555000' }], 3),
+      );
+      expect(incoming.messageIds).toHaveLength(3);
+      expect(new Set(incoming.messageIds).size).toBe(3);
+      expect(incoming.rows).toHaveLength(1);
+      const [row] = incoming.rows;
+      expect(row!.account).toEqual(await stores.accounts.byPhone('+15550007003'));
+      expect(row!.chat).toEqual(await stores.chats.byPair(row!.account.id, '+14155550802'));
+      expect(row!.subscribed_events).toEqual(['message:new']);
+    } finally {
+      await engine.close();
+    }
+  });
+});
