@@ -7,7 +7,7 @@ import type { Statement as PreparedStatement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { NAMED_PARAMETER, positionalValues, type Params, type SqlExecutor, type Statement } from './sql.js';
 import type { SqlDatabase, WriteOptions } from './sql-database.js';
-import { GROUP_LINGER_MS, runBatch, settle, WriteGroups, type GroupedWrite, type Outcome } from './group-commit.js';
+import { runBatch, settle, WriteGroups, type GroupedWrite, type Outcome } from './group-commit.js';
 import { DeferredWrites } from './deferred-writes.js';
 import { flushDeferred } from './message-store.js';
 import { rollsBack, SqliteReadCache, tablesWrittenBy } from './sqlite-read-cache.js';
@@ -80,7 +80,7 @@ export class SqliteDatabase implements SqlDatabase {
   private readonly rollback: PreparedStatement;
   /** Shared by every connection of this process to the same file (see `writerQueueOf`). */
   private readonly writer: WriterQueue;
-  private readonly groups = new WriteGroups({ maxBatch: MAX_GROUP, maxInFlight: 1, lingerMs: GROUP_LINGER_MS, commit: (batch) => this.commitGroup(batch) });
+  private readonly groups = new WriteGroups({ maxBatch: MAX_GROUP, maxInFlight: 1, lingerMs: 0, commit: (batch) => this.commitGroup(batch) });
   /** The last batch had a failing write: the next one starts with a savepoint per write. */
   private lastBatchFailed = false;
 
