@@ -1,4 +1,5 @@
 /** svc/testing: sandboxes start fast, are isolated from each other, and their helpers drive the real service. */
+import { availableParallelism, loadavg } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PartnerClient, SvcClient, WebhookVerificationError, verifyPartnerWebhook, verifyWebhook } from '../../src/index.js';
 import { partnerWebhookHeaders } from '../../src/partner/partner-jwt-sign.js';
@@ -25,10 +26,16 @@ describe('startSandbox', () => {
         return { sandbox, ms: performance.now() - began };
       }),
     );
-    // In parallel on 2 cores the starts share the CPU; one start alone is what the promise is about.
+    // In parallel on 2 cores the starts share the CPU; one start alone is what the promise is about. Its CPU
+    // time (this test file has a process of its own) holds on a busy machine; its wall time is allowed the
+    // share of the cores other work takes (the load average past the core count), so a second test suite
+    // running beside this one does not fail it.
     const alone = performance.now();
+    const cpuBefore = process.cpuUsage();
     await start();
-    expect(performance.now() - alone).toBeLessThan(300);
+    const cpu = process.cpuUsage(cpuBefore);
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(300);
+    expect(performance.now() - alone).toBeLessThan(300 * Math.max(1, loadavg()[0]! / availableParallelism()));
     expect(new Set(timed.map((t) => t.sandbox.apiUrl)).size).toBe(8);
 
     await Promise.all(timed.map(async ({ sandbox }, i) => {
