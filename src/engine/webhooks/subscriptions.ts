@@ -80,8 +80,14 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
     return found;
   };
   // Read (after the commit) before the nudge: the answer says "queued", whatever the worker makes of it a moment later.
-  const queued = async (subscriptionId: number, deliveryId: number): Promise<WebhookDeliveryDto> => {
-    const dto = await delivery(ctx, subscriptionId, deliveryId);
+  // The delivery as queued, read in the transaction that queued it: read after the commit, a worker could
+  // already have claimed or sent it, and the answer would say so by chance.
+  const queued = async (queue: (tx: EngineContext) => Promise<{ subscriptionId: number; deliveryId: number } | null>, missing: () => Error): Promise<WebhookDeliveryDto> => {
+    const dto = await inWriteTransaction(ctx, async (tx) => {
+      const ids = await queue(tx);
+      return ids === null ? null : delivery(tx, ids.subscriptionId, ids.deliveryId);
+    });
+    if (dto === null) throw missing();
     wake();
     return dto;
   };
@@ -134,23 +140,22 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
     },
     async redeliver(id, deliveryId) {
       assertId('delivery id', deliveryId);
-      const newId = await inWriteTransaction(ctx, async (tx) => {
+      return queued(async (tx) => {
         await delivery(tx, (await row(tx, id)).id, deliveryId);
-        return tx.stores.deliveries.redeliver(deliveryId, tx.clock.now());
-      });
-      if (newId === null) throw notFound(`delivery ${deliveryId} of webhook ${id}`);
-      return queued(id, newId);
+        const newId = await tx.stores.deliveries.redeliver(deliveryId, tx.clock.now());
+        return newId === null ? null : { subscriptionId: id, deliveryId: newId };
+      }, () => notFound(`delivery ${deliveryId} of webhook ${id}`));
     },
     async test(id) {
-      const deliveryId = await inWriteTransaction(ctx, async (tx) => {
+      return queued(async (tx) => {
         const subscription = await row(tx, id);
         if (subscription.enabled !== 1) {
           throw conflict(`webhook ${id} is disabled, so a test event would not be delivered`, `enable it first: \`${webhooksCommand} update ${id} --enable\``);
         }
         const payload = samplePayload(tx, subscription.event_type);
-        return tx.stores.deliveries.enqueue({ subscriptionId: id, eventType: subscription.event_type, payload, now: tx.clock.now() });
-      });
-      return queued(id, deliveryId);
+        const deliveryId = await tx.stores.deliveries.enqueue({ subscriptionId: id, eventType: subscription.event_type, payload, now: tx.clock.now() });
+        return { subscriptionId: id, deliveryId };
+      }, () => notFound(`webhook ${id}`));
     },
     async trigger(type) {
       const event = eventType(type);
