@@ -60,9 +60,13 @@ const IDS = {
   postgres: 'SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(@ids AS JSON))',
 };
 
-const MATCHING = query<{ id: number }>(`SELECT id FROM webhook_subscriptions
+// One delivery per enabled subscription of the scope that names the event, in one statement (not a read and
+// then an insert per subscription: inside a group commit on PostgreSQL each would be a round trip).
+const INSERT_FOR_EVENT = query<{ id: number }>(`INSERT INTO webhook_deliveries
+  (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+  SELECT id, @msgId, @eventType, @payload, 'pending', 0, @now, @now FROM webhook_subscriptions
   WHERE enabled = 1 AND event_type = @eventType AND (workspace_id = @workspaceId OR partner_id = @partnerId)
-  ORDER BY id`);
+  ORDER BY id RETURNING id`);
 const INSERT = query<{ id: number }>(`INSERT INTO webhook_deliveries
   (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
   VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now) RETURNING id`);
@@ -130,19 +134,15 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
       /** The `webhook-id` all its deliveries share; a fresh one when absent. */
       msgId?: string;
     }): Promise<number[]> {
-      const subscriptions = await sql.all(MATCHING, {
+      const rows = await sql.all(INSERT_FOR_EVENT, {
+        msgId: input.msgId ?? newMessageId(),
         eventType: input.eventType,
+        payload: typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload),
+        now: input.now,
         workspaceId: input.workspaceId ?? null,
         partnerId: input.partnerId ?? null,
       });
-      if (subscriptions.length === 0) return [];
-      const msgId = input.msgId ?? newMessageId();
-      const payload = typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload);
-      const ids: number[] = [];
-      for (const s of subscriptions) {
-        ids.push(await enqueue({ subscriptionId: s.id, eventType: input.eventType, payload, now: input.now, msgId }));
-      }
-      return ids;
+      return rows.map((row) => row.id).sort((a, b) => a - b);
     },
 
     enqueue,
