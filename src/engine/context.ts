@@ -4,6 +4,7 @@ import { createAccountStore } from '../store/account-store.js';
 import { createChatStore } from '../store/chat-store.js';
 import { createFileStore } from '../store/file-store.js';
 import { createJobStore } from '../store/job-store.js';
+import { createMessageEventViews } from '../store/message-event-view.js';
 import { createMessageStore } from '../store/message-store.js';
 import { createPartnerStore } from '../store/partner-store.js';
 import { createQrLinkStore } from '../store/qr-link-store.js';
@@ -156,6 +157,7 @@ export function createStores(sql: SqlExecutor) {
     accounts: createAccountStore(sql),
     chats: createChatStore(sql),
     messages: createMessageStore(sql),
+    messageEventViews: createMessageEventViews(sql),
     files: createFileStore(sql),
     jobs: createJobStore(sql),
     sim: createSimStore(sql),

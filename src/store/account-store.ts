@@ -14,7 +14,7 @@ export interface AccountRow {
 }
 
 const BY_PHONE = query<AccountRow>('SELECT * FROM messenger_accounts WHERE phone = @phone');
-const BY_ID = query<AccountRow>('SELECT * FROM messenger_accounts WHERE id = @id');
+export const ACCOUNT_BY_ID = query<AccountRow>('SELECT * FROM messenger_accounts WHERE id = @id');
 // PostgreSQL would put never-connected accounts first without NULLS LAST, which is SQLite's order for DESC
 // already; SQLite keeps the plain form, which its index (workspace_id, status, connected_at) can serve.
 const byConnectedAt = (text: string, options?: StatementOptions) =>
@@ -43,7 +43,7 @@ const BY_USER = query<AccountRow>('SELECT * FROM messenger_accounts WHERE user_i
 export function createAccountStore(sql: SqlExecutor) {
   return {
     byPhone: (phone: string): Promise<AccountRow | undefined> => sql.get(BY_PHONE, { phone }),
-    byId: (id: number): Promise<AccountRow | undefined> => sql.get(BY_ID, { id }),
+    byId: (id: number): Promise<AccountRow | undefined> => sql.get(ACCOUNT_BY_ID, { id }),
     byUser: (userId: number): Promise<AccountRow | undefined> => sql.get(BY_USER, { userId }),
     list: (workspaceId: number): Promise<AccountRow[]> => sql.all(LIST, { workspaceId }),
     defaultSender: (workspaceId: number): Promise<AccountRow | undefined> => sql.get(DEFAULT_SENDER, { workspaceId }),

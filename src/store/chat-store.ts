@@ -14,10 +14,10 @@ export interface ChatRow {
   account_phone: string;
 }
 
-const SELECT_CHAT = `SELECT c.*, a.phone AS account_phone FROM chats c
+export const SELECT_CHAT = `SELECT c.*, a.phone AS account_phone FROM chats c
   JOIN messenger_accounts a ON a.id = c.messenger_account_id`;
 
-const BY_ID = query<ChatRow>(`${SELECT_CHAT} WHERE c.id = @id AND c.workspace_id = @workspaceId`);
+export const CHAT_BY_ID = query<ChatRow>(`${SELECT_CHAT} WHERE c.id = @id AND c.workspace_id = @workspaceId`);
 const BY_NAME = query<ChatRow>(`${SELECT_CHAT} WHERE c.workspace_id = @workspaceId AND c.name = @name`);
 // Read by every send to a phone; a chat, once made, changes only when renamed or reassigned.
 const BY_PAIR = query<ChatRow>(`${SELECT_CHAT} WHERE c.messenger_account_id = @accountId AND c.contact_phone = @contactPhone`, {
@@ -64,7 +64,7 @@ const LABELS_OF_CHATS = query<{ chat_id: number; name: string }>({
 /** Chats and their labels. Names are unique per workspace (enforced by the schema). */
 export function createChatStore(sql: SqlExecutor) {
   return {
-    byId: (workspaceId: number, id: number): Promise<ChatRow | undefined> => sql.get(BY_ID, { id, workspaceId }),
+    byId: (workspaceId: number, id: number): Promise<ChatRow | undefined> => sql.get(CHAT_BY_ID, { id, workspaceId }),
     byName: (workspaceId: number, name: string): Promise<ChatRow | undefined> => sql.get(BY_NAME, { workspaceId, name }),
     byPair: (accountId: number, contactPhone: string): Promise<ChatRow | undefined> => sql.get(BY_PAIR, { accountId, contactPhone }),
     nameTaken: async (workspaceId: number, name: string): Promise<boolean> => (await sql.get(NAME_TAKEN, { workspaceId, name })) !== undefined,

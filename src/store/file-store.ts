@@ -19,7 +19,7 @@ export interface TemplateRow {
   created_at: number;
 }
 
-const FILE_COLUMNS = 'id, uid, workspace_id, filename, mimetype, size, created_at';
+export const FILE_COLUMNS = 'id, uid, workspace_id, filename, mimetype, size, created_at';
 
 const INSERT = query<{ id: number }>(
   `INSERT INTO files (uid, workspace_id, filename, mimetype, size, content, created_at)
@@ -28,7 +28,7 @@ const INSERT = query<{ id: number }>(
 );
 const BY_UID = query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE uid = @uid AND workspace_id = @workspaceId AND deleted_at IS NULL`);
 const ANY_BY_UID = query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE uid = @uid AND deleted_at IS NULL`);
-const BY_ID = query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE id = @id`);
+export const FILE_BY_ID = query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files WHERE id = @id`);
 const CONTENT = query<{ content: Buffer }>('SELECT content FROM files WHERE id = @id');
 const PAGE = query<FileRow>(
   `SELECT ${FILE_COLUMNS} FROM files WHERE workspace_id = @workspaceId AND deleted_at IS NULL ORDER BY id LIMIT @limit OFFSET @offset`,
@@ -60,7 +60,7 @@ export function createFileStore(sql: SqlExecutor) {
       (await sql.get(INSERT, { ...f, content: asBuffer(f.content) }))!.id,
     byUid: (workspaceId: number, uid: string) => sql.get(BY_UID, { uid, workspaceId }),
     anyByUid: (uid: string) => sql.get(ANY_BY_UID, { uid }),
-    byId: (id: number) => sql.get(BY_ID, { id }),
+    byId: (id: number) => sql.get(FILE_BY_ID, { id }),
     content: async (id: number): Promise<Buffer | undefined> => (await sql.get(CONTENT, { id }))?.content,
     page: (workspaceId: number, limit: number, offset: number) => sql.all(PAGE, { workspaceId, limit, offset }),
     remove: async (id: number, now: number): Promise<void> => void (await sql.run(REMOVE, { id, now })),

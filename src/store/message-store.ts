@@ -31,7 +31,7 @@ export interface NewMessage extends AcceptedSend {
   status: MessageRow['status'];
 }
 
-const SELECT_MESSAGE = `SELECT m.*, f.uid AS file_uid, r.uid AS reply_to_uid, a.phone AS account_phone,
+export const SELECT_MESSAGE = `SELECT m.*, f.uid AS file_uid, r.uid AS reply_to_uid, a.phone AS account_phone,
     c.contact_phone AS contact_phone
   FROM messages m
   JOIN chats c ON c.id = m.chat_id
@@ -152,7 +152,7 @@ export async function flushDeferred(tx: SqlExecutor): Promise<void> {
 }
 
 const BY_UID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.uid = @uid`);
-const BY_ID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.id = @id`);
+export const MESSAGE_BY_ID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.id = @id`);
 const PAGE_OF_CHAT = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.chat_id = @chatId ORDER BY m.id LIMIT @limit OFFSET @offset`);
 const SET_STATUS = query(
   `UPDATE messages SET status = @status, failure_reason = @failureReason, network_message_id = @networkMessageId,
@@ -164,6 +164,12 @@ const ADD_REACTION = query(
   `INSERT INTO reactions (message_id, emoji, count) VALUES (@messageId, @emoji, 1)
    ON CONFLICT (message_id, emoji) DO UPDATE SET count = reactions.count + 1`,
 );
+
+/** A message's reactions as docs/api-behaviour.md shows them: emoji -> count as a string; null when there are none. */
+export async function reactionsOf(sql: SqlExecutor, messageId: number): Promise<Record<string, string> | null> {
+  const rows = await sql.all(REACTIONS, { messageId });
+  return rows.length === 0 ? null : Object.fromEntries(rows.map((r) => [r.emoji, String(r.count)]));
+}
 
 /** Messages and reactions. */
 export function createMessageStore(sql: SqlExecutor) {
@@ -184,16 +190,13 @@ export function createMessageStore(sql: SqlExecutor) {
     },
     // Reads of messages see the received messages this transaction deferred: they are written first.
     byUid: async (uid: string) => (await flushReceived(sql), sql.get(BY_UID, { uid })),
-    byId: async (id: number) => (await flushReceived(sql), sql.get(BY_ID, { id })),
+    byId: async (id: number) => (await flushReceived(sql), sql.get(MESSAGE_BY_ID, { id })),
     pageOfChat: async (chatId: number, limit: number, offset: number) => (await flushReceived(sql), sql.all(PAGE_OF_CHAT, { chatId, limit, offset })),
     setStatus: async (s: { id: number; status: MessageRow['status']; failureReason: string | null; networkMessageId: string | null; sentAt: number | null }) =>
       void (await sql.run(SET_STATUS, s)),
     markSent: async (id: number, networkMessageId: string | null, now: number) => void (await sql.run(MARK_SENT, { id, networkMessageId, now })),
     /** Reactions as docs/api-behaviour.md shows them: emoji -> count as a string; null when there are none. */
-    async reactionsOf(messageId: number): Promise<Record<string, string> | null> {
-      const rows = await sql.all(REACTIONS, { messageId });
-      return rows.length === 0 ? null : Object.fromEntries(rows.map((r) => [r.emoji, String(r.count)]));
-    },
+    reactionsOf: (messageId: number) => reactionsOf(sql, messageId),
     addReaction: async (messageId: number, emoji: string) => void (await sql.run(ADD_REACTION, { messageId, emoji })),
   };
 }

@@ -32,12 +32,9 @@ const accountInput = (account: AccountRow): AccountInput => ({ fullName: account
 export async function buildEventPayload(ctx: EngineContext, event: WorkspaceEvent): Promise<WebhookPayload | null> {
   const { stores } = ctx;
   if ('messageId' in event && is<MessageEventType>(MESSAGE_EVENT_TYPES, event.type)) {
-    const message = await stores.messages.byId(event.messageId);
-    if (message === undefined) return null;
-    const chat = await stores.chats.byId(message.workspace_id, message.chat_id);
-    const account = await stores.accounts.byId(message.messenger_account_id);
-    if (chat === undefined || account === undefined) return null;
-    const file = message.file_id === null ? undefined : await stores.files.byId(message.file_id);
+    const view = await stores.messageEventViews.ofMessage(event.messageId);
+    if (view === undefined) return null;
+    const { message, chat, account, file } = view;
     const us = { fullName: account.full_name, phone: account.phone };
     const contact = { fullName: chat.name, phone: chat.contact_phone };
     const attachments =
@@ -62,7 +59,7 @@ export async function buildEventPayload(ctx: EngineContext, event: WorkspaceEven
         sender: message.direction === 'sent' ? us : contact,
         recipient: message.direction === 'sent' ? contact : us,
         attachments,
-        reactions: (await stores.messages.reactionsOf(message.id)) ?? {},
+        reactions: view.reactions ?? {},
       },
     });
   }
