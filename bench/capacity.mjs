@@ -3,7 +3,8 @@
 // each ran on a machine of its own with that many cores. The first run (1 replica) gives the CPU each request
 // costs in a replica and in the backends; the model then predicts 1 and 2 replicas,
 //   min(N × replica cores / replica CPU per send, database cores / database CPU per send),
-// and the bench measures both. wrk loads from its own process, outside the quotas.
+// and the bench measures both; with 8 workspaces also 2 replicas that each take their own half of the workspaces
+// (a balancer routing by token). wrk loads from its own process, outside the quotas.
 //
 //   node bench/capacity.mjs      # needs root and /sys/fs/cgroup/cpu (cgroup v1); says so and stops otherwise
 //   BENCH_REPLICA_CORES (0.4), BENCH_DB_CORES (0.7), BENCH_SECONDS (8), BENCH_CONNECTIONS (32), SVC_BENCH_PG_URL
@@ -73,7 +74,7 @@ function holdBackends(database, group) {
 const serveArgs = (svc, url) => [svc, 'serve', '--port', '0', '--database', url, '--rate-limit', '100000000', '--log-format', 'none'];
 
 /** `replicas` servers, each in its own quota group, loaded with sends of `tenants` workspaces. */
-async function measure(svc, { replicas, tenants, replicaCores, dbCores, seconds, connections }, tag) {
+async function measure(svc, { replicas, tenants, routing = 'shared', replicaCores, dbCores, seconds, connections }, tag) {
   const database = await freshDatabase(`capacity_${tag}`);
   const groups = [];
   const servers = [];
@@ -91,11 +92,24 @@ async function measure(svc, { replicas, tenants, replicaCores, dbCores, seconds,
     const backends = holdBackends(database.name, dbGroup);
     await backends.start();
     const body = JSON.stringify({ phone: '+14155550123', text: 'Hello from the capacity bench' });
-    const run = (secs) => wrk({
-      url: `${servers[0].url}/api/messages`, seconds: secs, connections, body, threads: replicas,
-      spreadOver: servers.map((s) => s.url), headers: { 'content-type': 'application/json' },
-      rotate: { header: 'authorization', values: workspaces.map((w) => `Bearer ${w.token}`) },
-    });
+    // `shared`: every replica takes every workspace's sends (a round-robin balancer); `split`: each replica
+    // takes the sends of its own share of the workspaces (a balancer routing by token), one wrk per replica.
+    const run = async (secs) => {
+      if (routing === 'shared') {
+        return wrk({
+          url: `${servers[0].url}/api/messages`, seconds: secs, connections, body, threads: replicas,
+          spreadOver: servers.map((s) => s.url), headers: { 'content-type': 'application/json' },
+          rotate: { header: 'authorization', values: workspaces.map((w) => `Bearer ${w.token}`) },
+        });
+      }
+      const parts = await Promise.all(servers.map((server, i) => wrk({
+        url: `${server.url}/api/messages`, seconds: secs, connections: connections / replicas, body,
+        headers: { 'content-type': 'application/json' },
+        rotate: { header: 'authorization', values: workspaces.filter((_, n) => n % replicas === i).map((w) => `Bearer ${w.token}`) },
+      })));
+      const sum = (key) => parts.reduce((total, part) => total + part[key], 0);
+      return { requests_per_second: sum('requests_per_second'), total_requests: sum('total_requests'), non_2xx: sum('non_2xx'), errors: sum('errors') };
+    };
     try {
       await run(2); // warm-up: pools open, JIT settles
       const replicaBefore = servers.map((s) => cpuMs(s.pid));
@@ -107,7 +121,7 @@ async function measure(svc, { replicas, tenants, replicaCores, dbCores, seconds,
       for (const [pid, ms] of await backendsCpuMs(database.name)) backendMs += ms - (backendsBefore.get(pid) ?? 0);
       const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, result.total_requests));
       return {
-        replicas, tenants, requests_per_second: result.requests_per_second, non_2xx: result.non_2xx, errors: result.errors,
+        replicas, tenants, routing, requests_per_second: result.requests_per_second, non_2xx: result.non_2xx, errors: result.errors,
         replica_cpu_us_per_send: perRequest(replicaMs), // all replicas together
         database_cpu_us_per_send: perRequest(backendMs),
         // Share of the run each quota held its group back: near 100 % is the bottleneck.
@@ -155,17 +169,19 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const tenants of [8, 1]) {
     const one = await measure(svc, { ...settings, replicas: 1, tenants }, `t${tenants}r1`);
     const two = await measure(svc, { ...settings, replicas: 2, tenants }, `t${tenants}r2`);
+    // With several workspaces, also each replica taking its own half of them.
+    const split = tenants > 1 ? [await measure(svc, { ...settings, replicas: 2, tenants, routing: 'split' }, `t${tenants}r2s`)] : [];
     const costs = { replicaCores: settings.replicaCores, dbCores: settings.dbCores, replicaUs: one.replica_cpu_us_per_send, databaseUs: one.database_cpu_us_per_send };
-    for (const measured of [one, two]) {
+    for (const measured of [one, two, ...split]) {
       const model = predict({ ...costs, replicas: measured.replicas });
       rows.push({ ...measured, predicted: model.sends_per_second, bound_by: model.bound_by, measured_vs_predicted: Math.round((100 * measured.requests_per_second) / model.sends_per_second) / 100 });
-      console.error(`${tenants} workspace(s), ${measured.replicas} replica(s): ${measured.requests_per_second} sends/s, model ${model.sends_per_second} (${model.bound_by})`);
+      console.error(`${tenants} workspace(s), ${measured.replicas} replica(s), ${measured.routing}: ${measured.requests_per_second} sends/s, model ${model.sends_per_second} (${model.bound_by})`);
     }
   }
   console.log(JSON.stringify({ settings, rows }, null, 2));
   console.error([
-    `| workspaces | replicas (${settings.replicaCores} core each; database ${settings.dbCores}) | model sends/s | measured | measured / model | CPU µs per send: replicas / database | throttled: replicas / database |`,
-    '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.tenants} | ${r.replicas} | ${r.predicted} (${r.bound_by}) | ${r.requests_per_second} | ${r.measured_vs_predicted} | ${r.replica_cpu_us_per_send} / ${r.database_cpu_us_per_send} | ${r.replicas_throttled_pct.join(', ')} % / ${r.database_throttled_pct} % |`),
+    `| workspaces | replicas (${settings.replicaCores} core each; database ${settings.dbCores}) | routing | model sends/s | measured | measured / model | CPU µs per send: replicas / database | throttled: replicas / database |`,
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.tenants} | ${r.replicas} | ${r.routing} | ${r.predicted} (${r.bound_by}) | ${r.requests_per_second} | ${r.measured_vs_predicted} | ${r.replica_cpu_us_per_send} / ${r.database_cpu_us_per_send} | ${r.replicas_throttled_pct.join(', ')} % / ${r.database_throttled_pct} % |`),
   ].join('\n'));
 }
