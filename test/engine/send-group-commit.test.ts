@@ -8,30 +8,20 @@ import { FakeClock } from '../../src/wire/clock.js';
 import { isSvcError } from '../../src/wire/errors.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { createStores } from '../../src/engine/context.js';
-import { openDatabase } from '../../src/store/database.js';
-import { PgDatabase } from '../../src/store/postgres/pg-database.js';
-import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { query } from '../../src/store/sql.js';
-import type { SqlDatabase } from '../../src/store/sql-database.js';
-import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 
 let pgDatabase: TestDatabase;
 beforeAll(async () => {
-  pgDatabase = await createTestDatabase('groupsend');
-  const setup = new PgDatabase({ url: pgDatabase.url, poolSize: 1 });
-  await migratePostgres(setup.pool);
-  await setup.close();
+  pgDatabase = await createMigratedTestDatabase('groupsend');
 });
 afterAll(async () => {
   await pgDatabase?.drop();
 });
 
-const stores: Array<[string, () => SqlDatabase]> = [
-  ['SQLite', () => new SqliteDatabase(openDatabase(':memory:'))],
-  ['PostgreSQL', () => new PgDatabase({ url: pgDatabase.url, poolSize: 4 })],
-];
+const stores = sqliteAndPostgres(() => pgDatabase.url, 4);
 
 const COUNT = (table: string) => query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = @ws`);
 const JOBS = query<{ n: number }>("SELECT COUNT(*) AS n FROM jobs j JOIN messages m ON m.id = j.ref_id WHERE j.kind = 'send' AND m.workspace_id = @ws");

@@ -11,10 +11,10 @@ import type { Engine } from '../../src/engine/engine-api.js';
 import { codeFromQrLink, pairingPayload } from '../../src/partner/pairing.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
-import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { query } from '../../src/store/sql.js';
 import { recordingSink } from '../support/engine-fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 import { partnerEventTypes } from '../support/partner-fixtures.js';
 
@@ -35,10 +35,7 @@ const SEATS_FULL = query<{ n: number }>("SELECT COUNT(*) AS n FROM partner_alert
 const FILES = query<{ n: number }>('SELECT COUNT(*) AS n FROM files WHERE workspace_id = @workspaceId AND deleted_at IS NULL');
 
 beforeAll(async () => {
-  database = await createTestDatabase('partner');
-  const setup = new PgDatabase({ url: database.url, poolSize: 1 });
-  await migratePostgres(setup.pool);
-  await setup.close();
+  database = await createMigratedTestDatabase('partner');
 });
 afterAll(async () => {
   for (const engine of engines) await engine.close();

@@ -7,16 +7,13 @@ import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { createBatchReadStore } from '../../src/store/batch-read-store.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
-import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 
 let pgDatabase: TestDatabase;
 beforeAll(async () => {
-  pgDatabase = await createTestDatabase('batchreads');
-  const setup = new PgDatabase({ url: pgDatabase.url, poolSize: 1 });
-  await migratePostgres(setup.pool);
-  await setup.close();
+  pgDatabase = await createMigratedTestDatabase('batchreads');
 });
 afterAll(async () => {
   await pgDatabase?.drop();

@@ -5,29 +5,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
-import { openDatabase } from '../../src/store/database.js';
-import { PgDatabase } from '../../src/store/postgres/pg-database.js';
-import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
-import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import type { SqlDatabase } from '../../src/store/sql-database.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 
 let pgDatabase: TestDatabase;
 beforeAll(async () => {
-  pgDatabase = await createTestDatabase('eventview');
-  const setup = new PgDatabase({ url: pgDatabase.url, poolSize: 1 });
-  await migratePostgres(setup.pool);
-  await setup.close();
+  pgDatabase = await createMigratedTestDatabase('eventview');
 });
 afterAll(async () => {
   await pgDatabase?.drop();
 });
 
-const stores: Array<[string, () => SqlDatabase]> = [
-  ['SQLite', () => new SqliteDatabase(openDatabase(':memory:'))],
-  ['PostgreSQL', () => new PgDatabase({ url: pgDatabase.url, poolSize: 2 })],
-];
+const stores = sqliteAndPostgres(() => pgDatabase.url, 2);
 
 describe.each(stores)('message event view on %s', (_, open) => {
   it('answers as the single-row reads do: a sent message with a file, a received one with reactions, a missing one', async () => {

@@ -9,7 +9,7 @@ import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import type { SqlDatabase } from '../../src/store/sql-database.js';
 import { SqliteDatabase } from '../../src/store/sqlite-database.js';
-import { createTestDatabase } from './postgres.js';
+import { createTestDatabase, type TestDatabase } from './postgres.js';
 import { testEngine } from './test-engine.js';
 
 export const STORES = ['sqlite', 'postgres'] as const;
@@ -18,12 +18,24 @@ export type Store = (typeof STORES)[number];
 /** A new, empty database of `store` for one engine; `drop` removes a PostgreSQL one (after the engine closed). */
 export async function storeDatabase(store: Store): Promise<{ database: SqlDatabase; drop: () => Promise<void> }> {
   if (store === 'sqlite') return { database: new SqliteDatabase(openDatabase(':memory:')), drop: async () => undefined };
-  const created = await createTestDatabase('store_engine');
+  const created = await createMigratedTestDatabase('store_engine');
+  return { database: new PgDatabase({ url: created.url, poolSize: 4 }), drop: () => created.drop() };
+}
+
+/** An empty PostgreSQL database for one test file, migrated to the current schema. */
+export async function createMigratedTestDatabase(label: string): Promise<TestDatabase> {
+  const created = await createTestDatabase(label);
   const setup = new PgDatabase({ url: created.url, poolSize: 1 });
   await migratePostgres(setup.pool);
   await setup.close();
-  return { database: new PgDatabase({ url: created.url, poolSize: 4 }), drop: () => created.drop() };
+  return created;
 }
+
+/** `describe.each` rows: a fresh in-memory SQLite, and a pool on the (migrated) PostgreSQL database `url()` names. */
+export const sqliteAndPostgres = (url: () => string, poolSize = 4): Array<[string, () => SqlDatabase]> => [
+  ['SQLite', () => new SqliteDatabase(openDatabase(':memory:'))],
+  ['PostgreSQL', () => new PgDatabase({ url: url(), poolSize })],
+];
 
 /** `testEngine` on `store`; `drop` closes the engine and removes its database. */
 export async function storeTestEngine(store: Store, parts: Partial<EngineParts> & { clock?: FakeClock } = {}) {
