@@ -3,7 +3,7 @@
  * commit read them under these names, and the batch preludes (`batch-preludes.ts`) fill them in ahead.
  */
 export const memoKeys = {
-  /** The workspace row, locked (`FOR UPDATE` on PostgreSQL) by this transaction. */
+  /** The workspace row, locked (`FOR NO KEY UPDATE` on PostgreSQL) by this transaction. */
   workspaceLock: (workspaceId: number) => `workspace-lock:${workspaceId}`,
   defaultSender: (workspaceId: number) => `default-sender:${workspaceId}`,
   accountByPhone: (phone: string) => `account-by-phone:${phone}`,

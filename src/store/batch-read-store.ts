@@ -22,7 +22,7 @@ const CHAT_OF_PAIR = `(SELECT to_jsonb(c) || jsonb_build_object('account_phone',
  * chat committed while the lock was awaited is not among them (its write reads it for itself).
  */
 const PREPARE_SENDS = postgresOnly<{ workspace: WorkspaceRow; sender: AccountRow | null; contact_phone: string | null; chat: ChatRow | null }>(
-  `WITH locked AS MATERIALIZED (SELECT * FROM workspaces WHERE id = ANY(@ids::bigint[]) ORDER BY id FOR UPDATE),
+  `WITH locked AS MATERIALIZED (SELECT * FROM workspaces WHERE id = ANY(@ids::bigint[]) ORDER BY id FOR NO KEY UPDATE),
    p AS (SELECT DISTINCT workspace_id, contact_phone FROM unnest(@workspaceIds::bigint[], @contactPhones::text[]) AS p(workspace_id, contact_phone)),
    senders AS (SELECT DISTINCT ON (workspace_id) * FROM messenger_accounts
      WHERE workspace_id IN (SELECT workspace_id FROM p) AND status = 'connected'
@@ -49,7 +49,7 @@ const PREPARE_INCOMING = postgresOnly<{ account: AccountRow; chat: ChatRow | nul
 export function createBatchReadStore(sql: SqlExecutor) {
   return {
     /**
-     * Locks `workspaceIds`' rows (`FOR UPDATE`, ascending id) and returns them, with the default sender and the
+     * Locks `workspaceIds`' rows (`FOR NO KEY UPDATE`, ascending id) and returns them, with the default sender and the
      * chat of each (workspace, contact) pair given: one row per pair, or per workspace without one.
      */
     prepareSends: (workspaceIds: readonly number[], pairs: ReadonlyArray<{ workspaceId: number; contactPhone: string }>) =>

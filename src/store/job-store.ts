@@ -23,10 +23,11 @@ const DUE_SEND_TEXT = `SELECT j.* ${HEADS} AND j.run_at <= @now AND (j.lease_unt
   ORDER BY j.id LIMIT 1`;
 // The claim's read, inside the claim transaction (the read before it is `nextSendTime`, due now exactly when
 // this finds a head). SQLite has one writer, so the plain read is exact. On
-// PostgreSQL (read committed) it locks the job and its account: a replica racing for the same head skips it
+// PostgreSQL (read committed) it locks the job and its account (NO KEY UPDATE: new chats and messages of the
+// account, whose foreign key checks take KEY SHARE, are not held up): a replica racing for the same head skips it
 // and takes another account's, and a row changed by a claim that committed meanwhile (the lease, the
 // account's next slot) is checked again in its new version before it is taken.
-const CLAIM_SEND = query<JobRow>({ sqlite: DUE_SEND_TEXT, postgres: `${DUE_SEND_TEXT} FOR UPDATE OF j, a SKIP LOCKED` });
+const CLAIM_SEND = query<JobRow>({ sqlite: DUE_SEND_TEXT, postgres: `${DUE_SEND_TEXT} FOR NO KEY UPDATE OF j, a SKIP LOCKED` });
 const LEASE = query('UPDATE jobs SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1 WHERE id = @id');
 const REMOVE = query('DELETE FROM jobs WHERE id = @id');
 const REMOVE_BY_REF = query('DELETE FROM jobs WHERE kind = @kind AND ref_id = @refId');

@@ -38,9 +38,12 @@ const INSERT = query<{ id: number }>(
 );
 const BY_ID = query<WorkspaceRow>('SELECT * FROM workspaces WHERE id = @id');
 // PostgreSQL: the row lock that orders one workspace's sends across replicas (SQLite has one writer anyway).
+// NO KEY UPDATE, the lock the row's own UPDATEs take: unlike FOR UPDATE it lets other transactions insert rows
+// that refer to the workspace (a foreign key check takes KEY SHARE), so a batch of sends holding it does not
+// stall another transaction's new chat, message or file meanwhile.
 const LOCK_BY_ID = query<WorkspaceRow>({
   sqlite: 'SELECT * FROM workspaces WHERE id = @id',
-  postgres: 'SELECT * FROM workspaces WHERE id = @id FOR UPDATE',
+  postgres: 'SELECT * FROM workspaces WHERE id = @id FOR NO KEY UPDATE',
 });
 const COUNT = query<{ n: number }>('SELECT COUNT(*) AS n FROM workspaces');
 const LOCAL = query<WorkspaceRow>('SELECT * FROM workspaces WHERE is_local = 1 ORDER BY id LIMIT 1');
