@@ -7,6 +7,7 @@ import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
 import { conflict, invalid, notFound } from '../wire/errors.js';
 import { assertId } from './ids.js';
 import { PAGE_SIZE, pageOf } from './paging.js';
+import { lockWorkspaceOnce } from './workspaces.js';
 
 /** Longest chat name a caller may choose, on every path (send's chat_name, rename, to_chat_name). */
 export const MAX_CHAT_NAME = 200;
@@ -36,9 +37,8 @@ export async function findOrCreateChat(
   if (existing !== undefined) return existing;
   const workspaceId = account.workspace_id;
   // A new chat takes the workspace's row lock first (PostgreSQL; SQLite has one writer anyway): two sends to
-  // the same new contact, or two chats wanting the same free name, are then created one after the other. Not
-  // again when this transaction holds it already (the batch's prelude, an earlier send of the batch).
-  if (ctx.sql.memo?.has(memoKeys.workspaceLock(workspaceId)) !== true) await ctx.stores.workspaces.lockById(workspaceId);
+  // the same new contact, or two chats wanting the same free name, are then created one after the other.
+  await lockWorkspaceOnce(ctx, workspaceId);
   const createdMeanwhile = await ctx.stores.chats.byPair(account.id, contactPhone);
   if (createdMeanwhile !== undefined) return createdMeanwhile;
   const chosen = preferredName === undefined || preferredName.trim() === '' ? contactPhone : chatNameOf(preferredName, 'chat_name');

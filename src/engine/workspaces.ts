@@ -2,7 +2,7 @@ import { memoKeys } from './memo-keys.js';
 import type { AdminWorkspaceCreateInput, AdminWorkspaceUpdateInput, CreatedWorkspace, WorkspaceDto } from '../wire/types.js';
 import type { WorkspaceRow } from '../store/workspace-store.js';
 import { isoTime } from '../wire/clock.js';
-import { inWriteTransaction, type EngineContext } from './context.js';
+import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
 import { quotaPeriod, rollQuotaPeriod } from './credits.js';
 import { connectAccount } from './accounts.js';
 import { invalid, notFound, SvcError } from '../wire/errors.js';
@@ -71,25 +71,19 @@ export function ensureLocalWorkspace(ctx: EngineContext): Promise<CreatedWorkspa
  * workspace that take it run one after the other from there.
  */
 export async function loadWorkspace(ctx: EngineContext, workspaceId: number, options: { lock?: boolean } = {}): Promise<WorkspaceRow> {
-  const row = await (options.lock === true ? lockOnce(ctx, workspaceId) : ctx.stores.workspaces.byId(workspaceId));
+  const row = await (options.lock === true ? lockWorkspaceOnce(ctx, workspaceId) : ctx.stores.workspaces.byId(workspaceId));
   if (row === undefined) throw notFound(`workspace ${workspaceId}`);
   return rollQuotaPeriod(ctx.stores.workspaces, row, ctx.clock.now());
 }
 
 /**
- * Locks the workspace row once per transaction: the sends of one group commit share it, and the later ones
- * get the row as the first read it. Its counters may be behind by the earlier sends' debits, which is why
- * nothing decides on them: the debit is a conditional statement, the quota period's reset locks and reads
- * again, and an error message reads afresh.
+ * Locks the workspace row once per transaction (`readOnce`): the sends of one group commit, a new chat and
+ * the batch's prelude share it, and the later ones get the row as the first read it. Its counters may be
+ * behind by the earlier sends' debits, which is why nothing decides on them: the debit is a conditional
+ * statement, the quota period's reset locks and reads again, and an error message reads afresh.
  */
-async function lockOnce(ctx: EngineContext, workspaceId: number): Promise<WorkspaceRow | undefined> {
-  const key = memoKeys.workspaceLock(workspaceId);
-  const held = ctx.sql.memo?.get(key) as WorkspaceRow | undefined;
-  if (held !== undefined) return held;
-  const row = await ctx.stores.workspaces.lockById(workspaceId);
-  if (row !== undefined) ctx.sql.memo?.set(key, row);
-  return row;
-}
+export const lockWorkspaceOnce = (ctx: EngineContext, workspaceId: number): Promise<WorkspaceRow | undefined> =>
+  readOnce(ctx, memoKeys.workspaceLock(workspaceId), () => ctx.stores.workspaces.lockById(workspaceId));
 
 export async function workspaceDto(ctx: EngineContext, workspaceId: number): Promise<WorkspaceDto> {
   const { row, seatsUsed } = await inWriteTransaction(ctx, async (tx) => {

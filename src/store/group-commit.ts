@@ -20,8 +20,6 @@ export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown
 export interface WriteGroupsOptions {
   /** Most writes one batch carries; the rest wait for the next. */
   maxBatch: number;
-  /** Batches running at once; while that many run, new writes gather into a bigger next batch. */
-  maxInFlight: number;
   /**
    * How long a batch may wait for the writers of the batch just committed (see `schedule`); 0 never waits.
    * Under a steady load of N writers it keeps one batch of N per commit instead of two batches taking turns.
@@ -43,7 +41,8 @@ export const GROUP_LINGER_MS = 1;
 /** The queue of grouped writes of one database connection (SQLite) or pool (PostgreSQL). */
 export class WriteGroups {
   private queue: GroupedWrite[] = [];
-  private inFlight = 0;
+  /** One batch runs at a time; meanwhile new writes gather into a bigger next batch. */
+  private running = false;
   /** `turn`: a batch starts after this turn's I/O; `linger`: it waits (at most `lingerMs`) for `lingerTarget` writes. */
   private pending: 'none' | 'turn' | 'linger' = 'none';
   private lingerTimer: NodeJS.Timeout | undefined;
@@ -59,7 +58,7 @@ export class WriteGroups {
   }
 
   private schedule(): void {
-    if (this.inFlight >= this.options.maxInFlight || this.queue.length === 0 || this.pending === 'turn') return;
+    if (this.running || this.queue.length === 0 || this.pending === 'turn') return;
     if (this.pending === 'linger') {
       if (this.queue.length < this.lingerTarget) return;
       clearTimeout(this.lingerTimer);
@@ -68,7 +67,7 @@ export class WriteGroups {
     // setImmediate runs after the I/O of this turn: every request parsed in it has queued its write.
     setImmediate(() => {
       this.pending = 'none';
-      if (this.inFlight >= this.options.maxInFlight) return;
+      if (this.running) return;
       if (this.queue.length < this.lingerTarget && this.options.lingerMs > 0) {
         this.pending = 'linger';
         this.lingerTimer = setTimeout(() => {
@@ -83,7 +82,7 @@ export class WriteGroups {
   }
 
   private start(): void {
-    if (this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
+    if (this.running || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.options.maxBatch);
     this.lingerTarget = 0;
     // The writes queued when the batch is answered, counted before any answered writer can write again.
@@ -96,14 +95,14 @@ export class WriteGroups {
         item.reject = (error) => (seeQueue(), reject(error));
       }
     }
-    this.inFlight += 1;
+    this.running = true;
     void this.options
       .commit(batch.sort((a, b) => a.order - b.order))
       .catch((error: unknown) => {
         for (const item of batch) item.reject(error);
       })
       .finally(() => {
-        this.inFlight -= 1;
+        this.running = false;
         // Writes queued while the batch ran: their writers and the batch's own, now answered, are clients
         // writing concurrently, and the answered ones most likely write again within a moment (a client at the
         // next request, a server at the next one of its callers). Starting at once with the queued writes alone

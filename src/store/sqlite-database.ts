@@ -80,7 +80,7 @@ export class SqliteDatabase implements SqlDatabase {
   private readonly rollback: PreparedStatement;
   /** Shared by every connection of this process to the same file (see `writerQueueOf`). */
   private readonly writer: WriterQueue;
-  private readonly groups = new WriteGroups({ maxBatch: MAX_GROUP, maxInFlight: 1, lingerMs: 0, commit: (batch) => this.commitGroup(batch) });
+  private readonly groups = new WriteGroups({ maxBatch: MAX_GROUP, lingerMs: 0, commit: (batch) => this.commitGroup(batch) });
   /** The last batch had a failing write: the next one starts with a savepoint per write. */
   private lastBatchFailed = false;
 

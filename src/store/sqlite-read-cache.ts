@@ -90,8 +90,7 @@ export class SqliteReadCache {
    * account suspended a moment ago), so the version is read again now.
    */
   writeTransactionBegan(): void {
-    this.checkedThisTurn = false;
-    this.forgetForeignCommits();
+    this.forgetIfVersionChanged();
   }
 
   /** The open transaction committed. */
@@ -130,6 +129,10 @@ export class SqliteReadCache {
     setImmediate(() => {
       this.checkedThisTurn = false;
     }).unref();
+    this.forgetIfVersionChanged();
+  }
+
+  private forgetIfVersionChanged(): void {
     const version = this.dataVersion();
     if (version !== this.seenVersion) {
       this.seenVersion = version;

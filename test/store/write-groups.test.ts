@@ -14,7 +14,6 @@ function recordingGroups(lingerMs = LINGER_MS) {
   let finish: () => void = () => undefined;
   const groups = new WriteGroups({
     maxBatch: 64,
-    maxInFlight: 1,
     lingerMs,
     commit: (batch: GroupedWrite[]) => {
       batches.push(batch.length);

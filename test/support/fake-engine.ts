@@ -15,6 +15,7 @@ import type {
 import { FakeClock } from '../../src/wire/clock.js';
 import type { Engine, SimApi, WorkspaceApi } from '../../src/engine/engine-api.js';
 import { SvcError, notFound } from '../../src/wire/errors.js';
+import { sampleChat, sampleMessage } from './fake-client.js';
 
 export const TOKEN = 'tok_valid_0123456789';
 export const OTHER_TOKEN = 'tok_other_0123456789';
@@ -39,32 +40,9 @@ export interface FakeEngine extends Engine {
   lifecycle: string[];
 }
 
-const chat = (id: number): ChatDto => ({
-  id,
-  name: `Chat ${id}`,
-  phone: '+14155550123',
-  is_group: false,
-  messenger_account_phone: '+15550001',
-  labels: [],
-  created_at: CREATED_AT,
-});
+const chat = (id: number): ChatDto => sampleChat({ id, name: `Chat ${id}`, created_at: CREATED_AT });
 
-const message = (uid: string): MessageDto => ({
-  uid,
-  chat_id: 1,
-  direction: 'sent',
-  status: 'Pending',
-  failure_reason: null,
-  text: 'Hi',
-  file_uid: null,
-  attachment_template_id: null,
-  messenger_account_phone: '+15550001',
-  contact_phone: '+14155550123',
-  credits: 1,
-  reactions: null,
-  created_at: CREATED_AT,
-  sent_at: null,
-});
+const message = (uid: string): MessageDto => sampleMessage({ uid, chat_id: 1, status: 'Pending', created_at: CREATED_AT, sent_at: null });
 
 const workspaceDto: WorkspaceDto = {
   id: 1,

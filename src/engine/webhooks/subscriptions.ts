@@ -82,12 +82,8 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
   // Read (after the commit) before the nudge: the answer says "queued", whatever the worker makes of it a moment later.
   // The delivery as queued, read in the transaction that queued it: read after the commit, a worker could
   // already have claimed or sent it, and the answer would say so by chance.
-  const queued = async (queue: (tx: EngineContext) => Promise<{ subscriptionId: number; deliveryId: number } | null>, missing: () => Error): Promise<WebhookDeliveryDto> => {
-    const dto = await inWriteTransaction(ctx, async (tx) => {
-      const ids = await queue(tx);
-      return ids === null ? null : delivery(tx, ids.subscriptionId, ids.deliveryId);
-    });
-    if (dto === null) throw missing();
+  const queued = async (queue: (tx: EngineContext) => Promise<number>, subscriptionId: number): Promise<WebhookDeliveryDto> => {
+    const dto = await inWriteTransaction(ctx, async (tx) => delivery(tx, subscriptionId, await queue(tx)));
     wake();
     return dto;
   };
@@ -143,8 +139,10 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
       return queued(async (tx) => {
         await delivery(tx, (await row(tx, id)).id, deliveryId);
         const newId = await tx.stores.deliveries.redeliver(deliveryId, tx.clock.now());
-        return newId === null ? null : { subscriptionId: id, deliveryId: newId };
-      }, () => notFound(`delivery ${deliveryId} of webhook ${id}`));
+        // Nothing was queued: the transaction this ends has written nothing.
+        if (newId === null) throw notFound(`delivery ${deliveryId} of webhook ${id}`);
+        return newId;
+      }, id);
     },
     async test(id) {
       return queued(async (tx) => {
@@ -153,9 +151,8 @@ function subscriptionsOf(ctx: EngineContext, scope: WebhookScope, events: readon
           throw conflict(`webhook ${id} is disabled, so a test event would not be delivered`, `enable it first: \`${webhooksCommand} update ${id} --enable\``);
         }
         const payload = samplePayload(tx, subscription.event_type);
-        const deliveryId = await tx.stores.deliveries.enqueue({ subscriptionId: id, eventType: subscription.event_type, payload, now: tx.clock.now() });
-        return { subscriptionId: id, deliveryId };
-      }, () => notFound(`webhook ${id}`));
+        return tx.stores.deliveries.enqueue({ subscriptionId: id, eventType: subscription.event_type, payload, now: tx.clock.now() });
+      }, id);
     },
     async trigger(type) {
       const event = eventType(type);

@@ -84,7 +84,7 @@ export class PgDatabase implements SqlDatabase {
     // One batch at a time, as on SQLite: batches run side by side measured slower, since they queue on the same
     // workspace rows and make smaller batches (wrk -c32, one workspace: 1,370 and 1,140 req/s with one at a
     // time, 910 and 730 with three; starting the next batch while one waits for its COMMIT did not help).
-    this.groups = new WriteGroups({ maxBatch: MAX_GROUP, maxInFlight: 1, lingerMs: GROUP_LINGER_MS, commit: (batch) => this.commitGroup(batch) });
+    this.groups = new WriteGroups({ maxBatch: MAX_GROUP, lingerMs: GROUP_LINGER_MS, commit: (batch) => this.commitGroup(batch) });
     this.listener = new PgNotifications({
       newClient: () => new pg.Client(listenerConfig({ connectionString: options.url, types: typeParsers, application_name: 'svc-listen' })),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
