@@ -33,35 +33,40 @@ export async function findOrCreateChat(
   preferredName?: string,
 ): Promise<ChatRow> {
   const key = memoKeys.chat(account.id, contactPhone);
-  const existing = await readOnce(ctx, key, () => ctx.stores.chats.byPair(account.id, contactPhone));
-  if (existing !== undefined) return existing;
   const workspaceId = account.workspace_id;
   // A new chat takes the workspace's row lock first (PostgreSQL; SQLite has one writer anyway): two sends to
-  // the same new contact, or two chats wanting the same free name, are then created one after the other.
-  await lockWorkspaceOnce(ctx, workspaceId);
-  const createdMeanwhile = await ctx.stores.chats.byPair(account.id, contactPhone);
-  if (createdMeanwhile !== undefined) return createdMeanwhile;
+  // the same new contact, or two chats wanting the same free name, are then created one after the other. A
+  // read made while this transaction already holds the lock (a batch's prelude took it) is final.
+  const lockedBefore = ctx.sql.memo?.has(memoKeys.workspaceLock(workspaceId)) === true;
+  const existing = await readOnce(ctx, key, () => ctx.stores.chats.byPair(account.id, contactPhone));
+  if (existing !== undefined) return existing;
+  if (!lockedBefore) {
+    await lockWorkspaceOnce(ctx, workspaceId);
+    const createdMeanwhile = await ctx.stores.chats.byPair(account.id, contactPhone);
+    if (createdMeanwhile !== undefined) return createdMeanwhile;
+  }
   const chosen = preferredName === undefined || preferredName.trim() === '' ? contactPhone : chatNameOf(preferredName, 'chat_name');
-  const name = await freeChatName(ctx, workspaceId, chosen);
-  const chatId = await ctx.stores.chats.insert({
-    workspaceId,
-    accountId: account.id,
-    contactPhone,
-    name,
-    startedBy,
-    now: ctx.clock.now(),
-  });
-  await ctx.events.emit(ctx, { type: 'chat:created', workspaceId, chatId });
-  await ctx.events.emit(ctx, { type: startedBy === 'workspace' ? 'chat:sent:created' : 'chat:received:created', workspaceId, chatId });
-  const chat = (await ctx.stores.chats.byId(workspaceId, chatId)) as ChatRow;
+  const chat = await insertWithFreeName(ctx, account, contactPhone, chosen, startedBy);
   ctx.sql.memo?.set(key, chat);
+  await ctx.events.emit(ctx, { type: 'chat:created', workspaceId, chatId: chat.id });
+  await ctx.events.emit(ctx, { type: startedBy === 'workspace' ? 'chat:sent:created' : 'chat:received:created', workspaceId, chatId: chat.id });
   return chat;
 }
 
-// Two indexed lookups whatever the number of namesakes: the base itself, then the highest "base (N)".
-async function freeChatName(ctx: EngineContext, workspaceId: number, base: string): Promise<string> {
-  if (!(await ctx.stores.chats.nameTaken(workspaceId, base))) return base;
-  return `${base} (${Math.max(1, await ctx.stores.chats.highestNameSuffix(workspaceId, base)) + 1})`;
+/**
+ * Inserts the chat under the first free name among "base", "base (2)", "base (3)"...: one statement when
+ * "base" is free, otherwise an indexed lookup of the highest "base (N)" and a second. A rename may take that
+ * name meanwhile (renames do not lock the workspace), hence a few tries.
+ */
+async function insertWithFreeName(ctx: EngineContext, account: AccountRow, contactPhone: string, base: string, startedBy: ChatRow['started_by']): Promise<ChatRow> {
+  const insert = (name: string) => ctx.stores.chats.insertUnlessNameTaken({ account, contactPhone, name, startedBy, now: ctx.clock.now() });
+  const chat = await insert(base);
+  if (chat !== undefined) return chat;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const next = await insert(`${base} (${Math.max(1, await ctx.stores.chats.highestNameSuffix(account.workspace_id, base)) + 1})`);
+    if (next !== undefined) return next;
+  }
+  throw conflict(`no free chat name like "${base}" was found`, 'send again, or give another chat_name');
 }
 
 /** A chat of this workspace by id, or not_found (a chat of another workspace is not found either). */

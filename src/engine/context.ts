@@ -4,6 +4,7 @@ import { createAccountStore } from '../store/account-store.js';
 import { createChatStore } from '../store/chat-store.js';
 import { createFileStore } from '../store/file-store.js';
 import { createJobStore } from '../store/job-store.js';
+import { createSendQueueStore } from '../store/send-queue-store.js';
 import { createMessageEventViews } from '../store/message-event-view.js';
 import { createMessageStore } from '../store/message-store.js';
 import { createPartnerStore } from '../store/partner-store.js';
@@ -160,6 +161,7 @@ export function createStores(sql: SqlExecutor) {
     messageEventViews: createMessageEventViews(sql),
     files: createFileStore(sql),
     jobs: createJobStore(sql),
+    sendQueue: createSendQueueStore(sql),
     sim: createSimStore(sql),
     partners: createPartnerStore(sql),
     qrLinks: createQrLinkStore(sql),

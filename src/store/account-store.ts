@@ -36,7 +36,6 @@ const RECONNECT = query(
      full_name = @fullName, email = @email WHERE id = @id`,
 );
 const SET_STATUS = query('UPDATE messenger_accounts SET status = @status WHERE id = @id');
-const RESERVE_SLOT = query('UPDATE messenger_accounts SET next_send_at = @nextSendAt WHERE id = @id');
 const BY_USER = query<AccountRow>('SELECT * FROM messenger_accounts WHERE user_id = @userId ORDER BY id DESC LIMIT 1');
 
 /** Messenger accounts; the default sender is the most recently connected one. */
@@ -52,6 +51,5 @@ export function createAccountStore(sql: SqlExecutor) {
     reconnect: async (a: { id: number; userId: number | null; fullName: string; email: string; now: number }): Promise<void> =>
       void (await sql.run(RECONNECT, { ...a })),
     setStatus: async (id: number, status: AccountRow['status']): Promise<void> => void (await sql.run(SET_STATUS, { id, status })),
-    reserveSlot: async (id: number, nextSendAt: number): Promise<void> => void (await sql.run(RESERVE_SLOT, { id, nextSendAt })),
   };
 }

@@ -35,10 +35,13 @@ const HIGHEST_SUFFIX = query<{ n: number | null }>({
        FROM chats WHERE workspace_id = @workspaceId AND name COLLATE "C" >= @prefix AND name COLLATE "C" < @end
          AND name LIKE '%)') AS named`,
 });
-const INSERT = query<{ id: number }>(
+// A new chat in one statement: nothing when the name is taken (the caller picks "name (N)" and tries again),
+// the whole row otherwise, so the chat and its events need no read back.
+const INSERT_UNLESS_NAME_TAKEN = query<Omit<ChatRow, 'account_phone'>>(
   `INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
    VALUES (@workspaceId, @accountId, @contactPhone, @name, @startedBy, @now)
-   RETURNING id`,
+   ON CONFLICT (workspace_id, name) DO NOTHING
+   RETURNING *`,
 );
 const PAGE = query<ChatRow>(`${SELECT_CHAT} WHERE c.workspace_id = @workspaceId ORDER BY c.id LIMIT @limit OFFSET @offset`);
 const UPDATE = query(
@@ -71,8 +74,15 @@ export function createChatStore(sql: SqlExecutor) {
     /** The largest N among this workspace's chats named "base (N)", or 0. */
     highestNameSuffix: async (workspaceId: number, base: string): Promise<number> =>
       (await sql.get(HIGHEST_SUFFIX, { workspaceId, prefix: `${base} (`, end: `${base} )` }))?.n ?? 0,
-    insert: async (c: { workspaceId: number; accountId: number; contactPhone: string; name: string; startedBy: string; now: number }): Promise<number> =>
-      (await sql.get(INSERT, { ...c }))!.id,
+    /** Creates the chat of `account` and `contactPhone` named `name`; undefined when the workspace has a chat by that name. */
+    insertUnlessNameTaken: async (
+      c: { account: { id: number; workspace_id: number; phone: string }; contactPhone: string; name: string; startedBy: ChatRow['started_by']; now: number },
+    ): Promise<ChatRow | undefined> => {
+      const row = await sql.get(INSERT_UNLESS_NAME_TAKEN, {
+        workspaceId: c.account.workspace_id, accountId: c.account.id, contactPhone: c.contactPhone, name: c.name, startedBy: c.startedBy, now: c.now,
+      });
+      return row === undefined ? undefined : { ...row, account_phone: c.account.phone };
+    },
     page: (workspaceId: number, limit: number, offset: number): Promise<ChatRow[]> => sql.all(PAGE, { workspaceId, limit, offset }),
     update: async (c: { id: number; name: string; responsible_email: string | null; responsible_name: string | null }): Promise<void> =>
       void (await sql.run(UPDATE, { ...c })),

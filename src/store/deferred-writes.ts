@@ -1,7 +1,7 @@
 /**
  * Rows a write transaction has decided to write but leaves for its end, so that the writes of one group commit
  * go out as one multi-row statement instead of one statement each: accepted sends (debit, message, send job,
- * ledger row) and received messages. Every rule about them was checked when they were added (the quota, behind
+ * ledger row), received messages, and the later writes of the layer above (`LaterWrite`). Every rule about them was checked when they were added (the quota, behind
  * the workspace's row lock), so writing them cannot fail for a reason of their own. A savepoint rolled back
  * drops what was added since it (`mark`/`undoTo`), as it undoes the statements.
  *
@@ -37,10 +37,21 @@ export interface ReceivedMessage {
 
 import { hasNul, nulRefused } from '../wire/nul-text.js';
 
+/**
+ * Work a layer above the store leaves for the end of the transaction, after the rows above are written: every
+ * `arg` given with the same `run` goes to one call (the webhook deliveries of a batch's events, in one
+ * statement). `run` holds what it needs to write (the transaction's stores) in its args.
+ */
+export interface LaterWrite {
+  run: (args: unknown[]) => Promise<void>;
+  arg: unknown;
+}
+
 /** Where a savepoint began, to drop what was deferred after it. */
 export interface DeferredMark {
   sends: number;
   received: number;
+  later: number;
 }
 
 // The store's rule on NUL (src/store/sql.ts) checked when a row is deferred, so it refuses the write that
@@ -61,6 +72,7 @@ export class DeferredWrites {
   sendsNeedWake = true;
   private received: ReceivedMessage[] = [];
   private messageIds: number[] = [];
+  private later: LaterWrite[] = [];
 
   addSend(send: AcceptedSend): void {
     refuseNul(send.text);
@@ -100,13 +112,30 @@ export class DeferredWrites {
     return total;
   }
 
+  addLater(write: LaterWrite): void {
+    this.later.push(write);
+  }
+
+  /** The later writes so far, their args grouped by `run` in the order each `run` first came; empties that list. */
+  takeLater(): Array<{ run: LaterWrite['run']; args: unknown[] }> {
+    const byRun = new Map<LaterWrite['run'], unknown[]>();
+    for (const { run, arg } of this.later) {
+      const args = byRun.get(run);
+      if (args === undefined) byRun.set(run, [arg]);
+      else args.push(arg);
+    }
+    this.later = [];
+    return [...byRun].map(([run, args]) => ({ run, args }));
+  }
+
   mark(): DeferredMark {
-    return { sends: this.sends.length, received: this.received.length };
+    return { sends: this.sends.length, received: this.received.length, later: this.later.length };
   }
 
   undoTo(mark: DeferredMark): void {
     this.sends.length = Math.min(this.sends.length, mark.sends);
     this.received.length = Math.min(this.received.length, mark.received);
+    this.later.length = Math.min(this.later.length, mark.later);
   }
 
   /** Forgets everything (a connection that keeps one for all its transactions, at the start of each). */
@@ -115,6 +144,7 @@ export class DeferredWrites {
     this.sends = [];
     this.received = [];
     this.messageIds = [];
+    this.later = [];
   }
 
   /** The accepted sends, in order; empties that list. */

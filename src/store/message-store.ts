@@ -145,10 +145,12 @@ export async function flushReceived(tx: SqlExecutor): Promise<void> {
   for (const r of received) await tx.get(INSERT_RECEIVED_WITH_ID, { ...r });
 }
 
-/** Everything `tx` deferred, written just before its COMMIT. */
+/** Everything `tx` deferred, written just before its COMMIT: the rows first, then the later writes that refer to them. */
 export async function flushDeferred(tx: SqlExecutor): Promise<void> {
   await flushReceived(tx);
-  if (tx.deferred !== undefined) await flushAcceptedSends(tx, tx.deferred.takeSends());
+  if (tx.deferred === undefined) return;
+  await flushAcceptedSends(tx, tx.deferred.takeSends());
+  for (const { run, args } of tx.deferred.takeLater()) await run(args);
 }
 
 const BY_UID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.uid = @uid`);
@@ -158,7 +160,6 @@ const SET_STATUS = query(
   `UPDATE messages SET status = @status, failure_reason = @failureReason, network_message_id = @networkMessageId,
      sent_at = @sentAt WHERE id = @id`,
 );
-const MARK_SENT = query(`UPDATE messages SET status = 'Sent', network_message_id = @networkMessageId, sent_at = @now WHERE id = @id`);
 const REACTIONS = query<{ emoji: string; count: number }>('SELECT emoji, count FROM reactions WHERE message_id = @messageId ORDER BY emoji');
 const ADD_REACTION = query(
   `INSERT INTO reactions (message_id, emoji, count) VALUES (@messageId, @emoji, 1)
@@ -194,7 +195,6 @@ export function createMessageStore(sql: SqlExecutor) {
     pageOfChat: async (chatId: number, limit: number, offset: number) => (await flushReceived(sql), sql.all(PAGE_OF_CHAT, { chatId, limit, offset })),
     setStatus: async (s: { id: number; status: MessageRow['status']; failureReason: string | null; networkMessageId: string | null; sentAt: number | null }) =>
       void (await sql.run(SET_STATUS, s)),
-    markSent: async (id: number, networkMessageId: string | null, now: number) => void (await sql.run(MARK_SENT, { id, networkMessageId, now })),
     /** Reactions as docs/api-behaviour.md shows them: emoji -> count as a string; null when there are none. */
     reactionsOf: (messageId: number) => reactionsOf(sql, messageId),
     addReaction: async (messageId: number, emoji: string) => void (await sql.run(ADD_REACTION, { messageId, emoji })),

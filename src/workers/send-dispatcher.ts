@@ -1,6 +1,7 @@
 import type { DeliveryOutcome } from '../network/driver.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { MessageRow } from '../store/message-store.js';
+import type { HeadClaim } from '../store/send-queue-store.js';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { restoreCredits } from '../engine/credits.js';
 import { fromStorageError, isSvcError } from '../wire/errors.js';
@@ -10,8 +11,13 @@ import type { JobRunner } from './worker-runner.js';
 /** A delivery that could not be attempted for a passing reason (the store busy): claimed again later. */
 const TRY_AGAIN = Symbol('try again');
 
-/** Most messages one claim transaction takes, one per account whose head is due. */
-const SEND_BATCH = 32;
+/** Most messages one claim transaction takes. */
+const SEND_BATCH = 64;
+/**
+ * Most messages of one unspaced account (interval 0) a claim takes, handed to the network one after the other
+ * in queue order: its rate is then not one message per claim, commit and completion.
+ */
+const UNSPACED_RUN = 8;
 
 interface ClaimedSend {
   jobId: number;
@@ -50,22 +56,22 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       async (tx) => {
         const now = tx.clock.now();
         const claimed: ClaimedSend[] = [];
-        while (claimed.length < SEND_BATCH) {
-          const job = await tx.stores.jobs.claimSend(now);
-          if (job === undefined) break;
-          const message = await tx.stores.messages.byId(job.ref_id);
-          const account = await tx.stores.accounts.byId(job.queue_key);
+        const claims: HeadClaim[] = [];
+        const gone: number[] = [];
+        const nextSlot = new Map<number, number>();
+        for (const { job, message, account, sendIntervalMs } of await tx.stores.sendQueue.claimDueHeads(now, SEND_BATCH, UNSPACED_RUN)) {
           if (message === undefined || account === undefined) {
-            await tx.stores.jobs.remove(job.id);
+            gone.push(job.id);
             continue;
           }
-          await tx.stores.accounts.reserveSlot(account.id, now + (await spacingFor(tx, account.workspace_id)));
-          await tx.stores.jobs.lease(job.id, owner, now + tx.config.sendLeaseMs);
-          if (message.status === 'Pending') {
-            await tx.stores.messages.setStatus({ id: message.id, status: 'Sending', failureReason: null, networkMessageId: null, sentAt: null });
-          }
+          // One slot per account and claim (its later messages here are unspaced ones: interval 0).
+          const nextSendAt = nextSlot.get(account.id) ?? now + spacingFor(tx, sendIntervalMs);
+          nextSlot.set(account.id, nextSendAt);
+          claims.push({ jobId: job.id, accountId: account.id, nextSendAt, messageId: message.id });
           claimed.push({ jobId: job.id, message, account });
         }
+        for (const jobId of gone) await tx.stores.jobs.remove(jobId);
+        await tx.stores.sendQueue.applyClaims(claims, owner, now + tx.config.sendLeaseMs);
         return claimed;
       },
       { isolation: 'read committed' },
@@ -73,7 +79,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   };
 
   // Outside any transaction: the network may take seconds, and no lock or connection is held meanwhile.
-  const deliver = async ({ message, account }: ClaimedSend): Promise<DeliveryOutcome | typeof TRY_AGAIN> => {
+  const deliverOne = async ({ message, account }: ClaimedSend): Promise<DeliveryOutcome | typeof TRY_AGAIN> => {
     if (account.status !== 'connected') {
       return { status: 'failed', reason: 'account_not_connected', detail: `account ${account.phone} is ${account.status}` };
     }
@@ -100,6 +106,30 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     }
   };
 
+  /**
+   * The network calls of a batch: accounts at once (spacing is not at stake between them), each account's
+   * messages one after the other in queue order. A message to try again stops its account's run there, as does
+   * half the lease gone by (the rest would risk another process claiming them meanwhile): the rest of the run
+   * is tried again too, so nothing of an account overtakes its earlier message.
+   */
+  const deliver = async (batch: readonly ClaimedSend[]): Promise<Array<DeliveryOutcome | typeof TRY_AGAIN>> => {
+    const outcomes: Array<DeliveryOutcome | typeof TRY_AGAIN> = batch.map(() => TRY_AGAIN);
+    const runs = new Map<number, number[]>();
+    batch.forEach(({ account }, i) => runs.set(account.id, [...(runs.get(account.id) ?? []), i]));
+    const deadline = ctx.clock.now() + ctx.config.sendLeaseMs / 2;
+    await Promise.all(
+      [...runs.values()].map(async (run) => {
+        for (const [n, i] of run.entries()) {
+          if (n > 0 && ctx.clock.now() > deadline) return;
+          const outcome = await deliverOne(batch[i]!);
+          outcomes[i] = outcome;
+          if (outcome === TRY_AGAIN) return;
+        }
+      }),
+    );
+    return outcomes;
+  };
+
   // A message to try again: its lease is ended now, so the next claim (after the account's spacing) takes it.
   const releaseForRetry = async (claimed: readonly ClaimedSend[]): Promise<void> => {
     if (claimed.length === 0) return;
@@ -119,20 +149,23 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   const completeBatch = async (batch: ReadonlyArray<{ claimed: ClaimedSend; outcome: DeliveryOutcome }>): Promise<void> => {
     if (batch.length === 0) return;
     await inWriteTransaction(ctx, async (tx) => {
-      for (const { claimed, outcome } of batch) {
-        const current = await tx.stores.messages.byId(claimed.message.id);
-        // By message, not job id: SQLite reuses a deleted job's rowid, so a late finisher could hit a newer job.
-        await tx.stores.jobs.removeByRef('send', claimed.message.id);
-        if (current === undefined || current.status === 'Sent' || current.status === 'Failed') continue;
-        const now = tx.clock.now();
-        const workspaceId = current.workspace_id;
+      const current = await tx.stores.sendQueue.messagesByIds(batch.map(({ claimed }) => claimed.message.id));
+      await tx.stores.sendQueue.removeJobsOf(batch.map(({ claimed }) => claimed.message.id));
+      const now = tx.clock.now();
+      const open = batch.flatMap(({ claimed, outcome }) => {
+        const message = current.get(claimed.message.id);
+        return message === undefined || message.status === 'Sent' || message.status === 'Failed' ? [] : [{ message, outcome }];
+      });
+      const sent = open.flatMap(({ message, outcome }) => (outcome.status === 'sent' ? [{ id: message.id, networkMessageId: outcome.networkMessageId }] : []));
+      await tx.stores.sendQueue.markAllSent(sent, now);
+      for (const { message, outcome } of open) {
+        const workspaceId = message.workspace_id;
         if (outcome.status === 'sent') {
-          await tx.stores.messages.markSent(current.id, outcome.networkMessageId, now);
-          await tx.events.emit(tx, { type: 'message:sent:new', workspaceId, messageId: current.id });
-          await tx.events.emit(tx, { type: 'message:new', workspaceId, messageId: current.id });
+          await tx.events.emit(tx, { type: 'message:sent:new', workspaceId, messageId: message.id });
+          await tx.events.emit(tx, { type: 'message:new', workspaceId, messageId: message.id });
         } else {
-          await tx.stores.messages.setStatus({ id: current.id, status: 'Failed', failureReason: outcome.reason, networkMessageId: null, sentAt: null });
-          await restoreCredits(tx.stores.workspaces, workspaceId, current.id, current.credits, now);
+          await tx.stores.messages.setStatus({ id: message.id, status: 'Failed', failureReason: outcome.reason, networkMessageId: null, sentAt: null });
+          await restoreCredits(tx.stores.workspaces, workspaceId, message.id, message.credits, now);
         }
       }
     });
@@ -144,8 +177,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       await reapDeadLeases();
       let processed = 0;
       for (let batch = await claimBatch(); batch.length > 0; batch = await claimBatch()) {
-        // The network calls of a batch go out together: their accounts differ, so spacing is not at stake.
-        const outcomes = await Promise.all(batch.map(deliver));
+        const outcomes = await deliver(batch);
         const done = batch.flatMap((claimed, i) => (outcomes[i] === TRY_AGAIN ? [] : [{ claimed, outcome: outcomes[i] as DeliveryOutcome }]));
         await completeBatch(done);
         await releaseForRetry(batch.filter((_, i) => outcomes[i] === TRY_AGAIN));
@@ -165,9 +197,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
 }
 
 /** The workspace's own interval (Business plan) or a uniform random delay of about 2 seconds. */
-async function spacingFor(ctx: EngineContext, workspaceId: number): Promise<number> {
-  const interval = (await ctx.stores.workspaces.byId(workspaceId))?.send_interval_ms;
-  if (interval !== null && interval !== undefined) return interval;
+function spacingFor(ctx: EngineContext, sendIntervalMs: number | null): number {
+  if (sendIntervalMs !== null) return sendIntervalMs;
   const { min, max } = ctx.config.sendSpacingMs;
   return Math.round(min + ctx.random.next() * (max - min));
 }

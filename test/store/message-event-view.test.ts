@@ -1,6 +1,7 @@
 /**
- * A message event's view (src/store/message-event-view.ts) is what the single-row reads return, field for
- * field and type for type, on both stores: on PostgreSQL it is one statement returning JSON.
+ * The views events are built from (src/store/message-event-view.ts) are what the single-row reads return,
+ * field for field and type for type, on both stores: on PostgreSQL one statement for many messages or chats,
+ * returning JSON.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
@@ -20,7 +21,7 @@ afterAll(async () => {
 const stores = sqliteAndPostgres(() => pgDatabase.url, 2);
 
 describe.each(stores)('message event view on %s', (_, open) => {
-  it('answers as the single-row reads do: a sent message with a file, a received one with reactions, a missing one', async () => {
+  it('answers as the single-row reads do: a sent message with a file, a received one with reactions, a missing one, their chats', async () => {
     const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom() });
     try {
       const ws = (await engine.admin.createWorkspace({ name: `View ${Date.now()}`, quota: 10 })).workspace_id;
@@ -35,10 +36,11 @@ describe.each(stores)('message event view on %s', (_, open) => {
       await engine.sim(ws).react({ message_uid: received.message_uid, emoji: '🎉' });
 
       const s = engine.context.stores;
-      for (const uid of [sent.message_uid, received.message_uid]) {
-        const message = (await s.messages.byUid(uid))!;
-        const view = await s.messageEventViews.ofMessage(message.id);
-        expect(view).toEqual({
+      const messages = [(await s.messages.byUid(sent.message_uid))!, (await s.messages.byUid(received.message_uid))!];
+      const views = await s.messageEventViews.ofMessages([...messages.map((m) => m.id), 987_654_321]);
+      expect([...views.keys()].sort()).toEqual(messages.map((m) => m.id).sort());
+      for (const message of messages) {
+        expect(views.get(message.id)).toEqual({
           message,
           chat: await s.chats.byId(message.workspace_id, message.chat_id),
           account: await s.accounts.byId(message.messenger_account_id),
@@ -46,10 +48,18 @@ describe.each(stores)('message event view on %s', (_, open) => {
           reactions: await s.messages.reactionsOf(message.id),
         });
       }
-      const withReactions = await s.messageEventViews.ofMessage((await s.messages.byUid(received.message_uid))!.id);
-      expect(withReactions!.reactions).toEqual({ '🎉': '1', '👍': '2' });
-      expect((await s.messageEventViews.ofMessage((await s.messages.byUid(sent.message_uid))!.id))!.file).toMatchObject({ uid: file.uid });
-      expect(await s.messageEventViews.ofMessage(987_654_321)).toBeUndefined();
+      expect(views.get(messages[1]!.id)!.reactions).toEqual({ '🎉': '1', '👍': '2' });
+      expect(views.get(messages[0]!.id)!.file).toMatchObject({ uid: file.uid });
+
+      // Chats: a chat asked for under another workspace is not found, as chats.byId answers.
+      const chatIds = [...new Set(messages.map((m) => m.chat_id))];
+      const chats = await s.messageEventViews.ofChats([...chatIds.map((id) => ({ id, workspaceId: ws })), { id: 987_654_321, workspaceId: ws }]);
+      expect(chats.size).toBe(chatIds.length);
+      expect((await s.messageEventViews.ofChats([{ id: chatIds[0]!, workspaceId: ws + 1000 }])).size).toBe(0);
+      for (const id of chatIds) {
+        const chat = (await s.chats.byId(ws, id))!;
+        expect(chats.get(id)).toEqual({ chat, account: await s.accounts.byId(chat.messenger_account_id) });
+      }
     } finally {
       await engine.close();
     }

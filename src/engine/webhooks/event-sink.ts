@@ -1,34 +1,78 @@
 import { memoKeys } from '../memo-keys.js';
 import { readOnce, type EngineContext, type EventSink } from '../context.js';
 import type { DomainEvent } from '../events.js';
-import { buildEventPayload, partnerEventPayload } from './payloads.js';
+import { buildEventPayloads, partnerEventPayload, type WorkspaceEvent } from './payloads.js';
 import { WEBHOOKS_WAKE } from './runtime.js';
+
+/** A workspace event left for the end of its transaction, with the transaction's context. */
+interface LaterEvent {
+  tx: EngineContext;
+  event: WorkspaceEvent;
+  now: number;
+}
+
+type Wanted = { yes: boolean };
+
+/**
+ * The deliveries of a transaction's workspace events, written after its other rows and before its COMMIT,
+ * whatever the number of events, in a few statements: which (workspace, event) pairs some subscription names
+ * (those the transaction has not asked already), the bodies of those events, and their deliveries. One by one,
+ * a group commit of 30 incoming messages (60 events) would cost a probe, a read and an insert per event, each
+ * a round trip on PostgreSQL.
+ */
+async function writeLaterEvents(later: LaterEvent[]): Promise<void> {
+  const tx = later[0]!.tx;
+  const memo = tx.sql.memo;
+  const known = new Map<string, boolean>();
+  const unknown = new Map<string, { workspaceId: number; eventType: string }>();
+  for (const { event } of later) {
+    const key = memoKeys.wants(event.workspaceId, event.type);
+    const held = memo?.get(key) as Wanted | undefined;
+    if (held !== undefined) known.set(key, held.yes);
+    else unknown.set(key, { workspaceId: event.workspaceId, eventType: event.type });
+  }
+  if (unknown.size > 0) {
+    const wanting = await tx.stores.webhooks.workspacesWanting([...unknown.values()]);
+    for (const key of unknown.keys()) known.set(key, false);
+    for (const pair of wanting) known.set(memoKeys.wants(pair.workspaceId, pair.eventType), true);
+    for (const key of unknown.keys()) memo?.set(key, { yes: known.get(key) === true } satisfies Wanted);
+  }
+  const wanted = later.filter(({ event }) => known.get(memoKeys.wants(event.workspaceId, event.type)) === true);
+  if (wanted.length === 0) return;
+  const payloads = await buildEventPayloads(tx, wanted.map((item) => item.event));
+  const events = wanted.flatMap(({ event, now }, i) => {
+    const payload = payloads[i];
+    return payload === null || payload === undefined ? [] : [{ workspaceId: event.workspaceId, eventType: event.type, payload, now }];
+  });
+  // The wake goes out after the commit, with the first event's write (`inWriteTransaction`).
+  if ((await tx.stores.deliveries.enqueueWorkspaceEvents(events)) > 0) tx.wake(WEBHOOKS_WAKE);
+}
 
 /**
  * The webhook outbox as the engine's event sink. It runs inside the write transaction of every send and
- * receive, so it first makes one indexed probe for an enabled subscription and builds nothing when there
- * is none. Otherwise it reads the rows, builds the docs/api-behaviour.md body and writes one delivery per matching
- * subscription in the same transaction (through `tx`): the delivery commits (or rolls back) with the change
- * itself, and the worker is woken after the commit.
+ * receive; a workspace event's deliveries, one per enabled subscription that names it, are written in the same
+ * transaction, at its end (`writeLaterEvents`): they commit (or roll back) with the change itself, their
+ * bodies are the rows as the transaction leaves them, and the worker is woken after the commit. An event a
+ * workspace is known not to want (a batch's prelude read its subscriptions) costs nothing.
  */
 export function createWebhookEventSink(_ctx: EngineContext, next?: EventSink): EventSink {
   const enqueue = async (tx: EngineContext, event: DomainEvent): Promise<void> => {
-    const { webhooks, deliveries } = tx.stores;
     const now = tx.clock.now();
     if ('partnerId' in event) {
-      if (!(await webhooks.partnerWants(event.partnerId, event.type))) return;
+      if (!(await tx.stores.webhooks.partnerWants(event.partnerId, event.type))) return;
       const payload = partnerEventPayload(tx, event.type, event.data);
-      const queued = await deliveries.enqueueEvent({ partnerId: event.partnerId, eventType: event.type, payload, now });
+      const queued = await tx.stores.deliveries.enqueueEvent({ partnerId: event.partnerId, eventType: event.type, payload, now });
       if (queued.length > 0) tx.wake(WEBHOOKS_WAKE);
       return;
     }
-    // Read once per transaction: the messages of one group commit ask the same question of the same workspace.
-    const wanted = await readOnce(tx, memoKeys.wants(event.workspaceId, event.type), async () => ({ yes: await webhooks.workspaceWants(event.workspaceId, event.type) }));
-    if (wanted?.yes !== true) return;
-    const payload = await buildEventPayload(tx, event);
-    if (payload === null) return;
-    const queued = await deliveries.enqueueEvent({ workspaceId: event.workspaceId, eventType: event.type, payload, now });
-    if (queued.length > 0) tx.wake(WEBHOOKS_WAKE);
+    const deferred = tx.sql.deferred;
+    if (deferred === undefined) {
+      const wanted = await readOnce(tx, memoKeys.wants(event.workspaceId, event.type), async () => ({ yes: await tx.stores.webhooks.workspaceWants(event.workspaceId, event.type) }));
+      if (wanted?.yes === true) await writeLaterEvents([{ tx, event, now }]);
+      return;
+    }
+    if ((tx.sql.memo?.get(memoKeys.wants(event.workspaceId, event.type)) as Wanted | undefined)?.yes === false) return;
+    deferred.addLater({ run: writeLaterEvents as (args: unknown[]) => Promise<void>, arg: { tx, event, now } satisfies LaterEvent });
   };
 
   return {

@@ -1,12 +1,13 @@
 import type { AccountRow } from '../../store/account-store.js';
 import type { ChatRow } from '../../store/chat-store.js';
+import type { MessageEventView } from '../../store/message-event-view.js';
 import { buildAccountEvent, buildChatEvent, buildMessageEvent, type AccountInput, type ChatInput, type WebhookPayload } from '../../webhooks/payload.js';
 import { ACCOUNT_EVENT_TYPES, CHAT_EVENT_TYPES, MESSAGE_EVENT_TYPES, type AccountEventType, type ChatEventType, type MessageEventType } from '../../wire/webhook-events.js';
 import type { EngineContext } from '../context.js';
 import type { DomainEvent } from '../events.js';
 import { presign } from '../files.js';
 
-type WorkspaceEvent = Exclude<DomainEvent, { partnerId: number }>;
+export type WorkspaceEvent = Exclude<DomainEvent, { partnerId: number }>;
 
 const is = <T extends string>(list: readonly T[], value: string): value is T => (list as readonly string[]).includes(value);
 
@@ -26,55 +27,64 @@ const chatInput = (ctx: EngineContext, chat: ChatRow): ChatInput => ({
 const accountInput = (account: AccountRow): AccountInput => ({ fullName: account.full_name, email: account.email, phone: account.phone });
 
 /**
- * The docs/api-behaviour.md body of a workspace event, read from the rows inside the transaction that emitted it;
- * null when a row has gone (nothing to tell). Download links are signed here and again before each attempt.
+ * The docs/api-behaviour.md bodies of workspace events, in their order, read from the rows inside the
+ * transaction that emitted them (a statement for all the message events and one for all the chat events on
+ * PostgreSQL); null where a row has gone (nothing to tell). Download links are signed here and again before
+ * each attempt.
  */
-export async function buildEventPayload(ctx: EngineContext, event: WorkspaceEvent): Promise<WebhookPayload | null> {
+export async function buildEventPayloads(ctx: EngineContext, events: readonly WorkspaceEvent[]): Promise<Array<WebhookPayload | null>> {
   const { stores } = ctx;
-  if ('messageId' in event && is<MessageEventType>(MESSAGE_EVENT_TYPES, event.type)) {
-    const view = await stores.messageEventViews.ofMessage(event.messageId);
-    if (view === undefined) return null;
-    const { message, chat, account, file } = view;
-    const us = { fullName: account.full_name, phone: account.phone };
-    const contact = { fullName: chat.name, phone: chat.contact_phone };
-    const attachments =
-      file === undefined
-        ? []
-        : [{
-            temporaryDownloadUrl: (await presign(ctx, file.uid, ctx.config.publicUrl)).temporary_download_url,
-            filename: file.filename,
-            size: file.size,
-            mimetype: file.mimetype,
-          }];
-    return buildMessageEvent(event.type, {
-      chat: chatInput(ctx, chat),
-      account: accountInput(account),
-      message: {
-        uid: message.uid,
-        text: message.text,
-        direction: message.direction,
-        origin: ctx.network.name,
-        createdAt: message.created_at,
-        replyToUid: message.reply_to_uid,
-        sender: message.direction === 'sent' ? us : contact,
-        recipient: message.direction === 'sent' ? contact : us,
-        attachments,
-        reactions: view.reactions ?? {},
-      },
-    });
+  const messageIds = events.flatMap((event) => ('messageId' in event ? [event.messageId] : []));
+  const chatIds = events.flatMap((event) => ('chatId' in event ? [{ id: event.chatId, workspaceId: event.workspaceId }] : []));
+  const messageViews = messageIds.length === 0 ? new Map() : await stores.messageEventViews.ofMessages(messageIds);
+  const chatViews = chatIds.length === 0 ? new Map() : await stores.messageEventViews.ofChats(chatIds);
+  const payloads: Array<WebhookPayload | null> = [];
+  for (const event of events) {
+    if ('messageId' in event && is<MessageEventType>(MESSAGE_EVENT_TYPES, event.type)) {
+      const view = messageViews.get(event.messageId);
+      payloads.push(view === undefined ? null : await messageEventBody(ctx, event.type, view));
+    } else if ('chatId' in event && is<ChatEventType>(CHAT_EVENT_TYPES, event.type)) {
+      const view = chatViews.get(event.chatId);
+      payloads.push(view === undefined ? null : buildChatEvent(event.type, { chat: chatInput(ctx, view.chat), account: accountInput(view.account) }));
+    } else if ('accountId' in event && is<AccountEventType>(ACCOUNT_EVENT_TYPES, event.type)) {
+      const account = await stores.accounts.byId(event.accountId);
+      payloads.push(account === undefined ? null : buildAccountEvent(event.type, { account: accountInput(account), occurredAt: ctx.clock.now() }));
+    } else {
+      payloads.push(null);
+    }
   }
-  if ('chatId' in event && is<ChatEventType>(CHAT_EVENT_TYPES, event.type)) {
-    const chat = await stores.chats.byId(event.workspaceId, event.chatId);
-    const account = chat && (await stores.accounts.byId(chat.messenger_account_id));
-    if (chat === undefined || account === undefined) return null;
-    return buildChatEvent(event.type, { chat: chatInput(ctx, chat), account: accountInput(account) });
-  }
-  if ('accountId' in event && is<AccountEventType>(ACCOUNT_EVENT_TYPES, event.type)) {
-    const account = await stores.accounts.byId(event.accountId);
-    if (account === undefined) return null;
-    return buildAccountEvent(event.type, { account: accountInput(account), occurredAt: ctx.clock.now() });
-  }
-  return null;
+  return payloads;
+}
+
+async function messageEventBody(ctx: EngineContext, type: MessageEventType, view: MessageEventView): Promise<WebhookPayload> {
+  const { message, chat, account, file } = view;
+  const us = { fullName: account.full_name, phone: account.phone };
+  const contact = { fullName: chat.name, phone: chat.contact_phone };
+  const attachments =
+    file === undefined
+      ? []
+      : [{
+          temporaryDownloadUrl: (await presign(ctx, file.uid, ctx.config.publicUrl)).temporary_download_url,
+          filename: file.filename,
+          size: file.size,
+          mimetype: file.mimetype,
+        }];
+  return buildMessageEvent(type, {
+    chat: chatInput(ctx, chat),
+    account: accountInput(account),
+    message: {
+      uid: message.uid,
+      text: message.text,
+      direction: message.direction,
+      origin: ctx.network.name,
+      createdAt: message.created_at,
+      replyToUid: message.reply_to_uid,
+      sender: message.direction === 'sent' ? us : contact,
+      recipient: message.direction === 'sent' ? contact : us,
+      attachments,
+      reactions: view.reactions ?? {},
+    },
+  });
 }
 
 /** Body of a partner event (docs/api-behaviour.md names the events, not their bodies): type, time and the event's data. */

@@ -1,4 +1,4 @@
-import { query, type SqlExecutor } from '../sql.js';
+import { postgresOnly, query, type SqlExecutor } from '../sql.js';
 
 /** A row of webhook_subscriptions. */
 export interface WebhookRow {
@@ -46,6 +46,13 @@ const REMOVE = query('DELETE FROM webhook_subscriptions WHERE id = @id');
 const ANY_WORKSPACE = query<{ one: number }>(
   'SELECT 1 AS one FROM webhook_subscriptions WHERE workspace_id = @workspaceId AND event_type = @eventType AND enabled = 1 LIMIT 1',
 );
+// Which of many (workspace, event) pairs some enabled subscription names, in one statement.
+const WORKSPACES_WANTING = postgresOnly<{ workspace_id: number; event_type: string }>(
+  `SELECT DISTINCT s.workspace_id, s.event_type FROM webhook_subscriptions s
+   JOIN unnest(@workspaceIds::bigint[], @eventTypes::text[]) AS p(workspace_id, event_type)
+     ON s.workspace_id = p.workspace_id AND s.event_type = p.event_type
+   WHERE s.enabled = 1`,
+);
 const ANY_PARTNER = query<{ one: number }>(
   'SELECT 1 AS one FROM webhook_subscriptions WHERE partner_id = @partnerId AND event_type = @eventType AND enabled = 1 LIMIT 1',
 );
@@ -77,6 +84,17 @@ export function createSubscriptionStore(sql: SqlExecutor) {
     /** True when some enabled subscription of the workspace names this event. */
     workspaceWants: async (workspaceId: number, eventType: string): Promise<boolean> =>
       (await sql.get(ANY_WORKSPACE, { workspaceId, eventType })) !== undefined,
+    /** The pairs among `pairs` that `workspaceWants` would answer true for. */
+    async workspacesWanting(pairs: ReadonlyArray<{ workspaceId: number; eventType: string }>): Promise<Array<{ workspaceId: number; eventType: string }>> {
+      if (sql.dialect !== 'postgres') {
+        const wanted = [];
+        for (const pair of pairs) if ((await sql.get(ANY_WORKSPACE, { ...pair })) !== undefined) wanted.push(pair);
+        return wanted;
+      }
+      if (pairs.length === 0) return [];
+      const rows = await sql.all(WORKSPACES_WANTING, { workspaceIds: pairs.map((p) => p.workspaceId), eventTypes: pairs.map((p) => p.eventType) });
+      return rows.map((row) => ({ workspaceId: row.workspace_id, eventType: row.event_type }));
+    },
     /** True when some enabled subscription of the partner names this event. */
     partnerWants: async (partnerId: number, eventType: string): Promise<boolean> =>
       (await sql.get(ANY_PARTNER, { partnerId, eventType })) !== undefined,

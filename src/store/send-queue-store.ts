@@ -1,0 +1,161 @@
+/**
+ * The send dispatcher's claims and completions, a batch at a time: the heads of every due account's queue
+ * (one message per account: an account's messages go out in order, one after the other) are claimed, leased
+ * and finished with a few statements per batch rather than several per message. Inside a transaction on
+ * PostgreSQL every statement is a round trip, and an account's next message waits for the round before it
+ * (claim, network, completion), so the round's length sets each account's rate. SQLite runs the same steps as
+ * single-row statements, which cost it nothing.
+ */
+import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
+import { LEASE_JOB, SEND_QUEUE_HEADS, type JobRow } from './job-store.js';
+import { flushReceived, MESSAGE_BY_ID, SELECT_MESSAGE, type MessageRow } from './message-store.js';
+import { postgresOnly, query, type SqlExecutor } from './sql.js';
+
+/** A claimed head: its job, and its message, account and workspace interval as they are (missing: gone). */
+export interface ClaimedHead {
+  job: JobRow;
+  message: MessageRow | undefined;
+  account: AccountRow | undefined;
+  sendIntervalMs: number | null;
+}
+
+/** What a claim writes for one head: the lease, the account's next slot, and the message's move to Sending. */
+export interface HeadClaim {
+  jobId: number;
+  accountId: number;
+  nextSendAt: number;
+  messageId: number;
+}
+
+// A head is due when its own time has come, nobody holds a live lease on it and the account's spacing slot is open.
+const DUE = `j.run_at <= @now AND (j.lease_until IS NULL OR j.lease_until <= @now) AND a.next_send_at <= @now`;
+
+// SQLite has one writer: the plain reads are exact, and the rows are read one by one after them.
+const DUE_JOBS = query<JobRow>(`SELECT j.* ${SEND_QUEUE_HEADS} AND ${DUE} ORDER BY j.id LIMIT @limit`);
+const FOLLOWING_JOBS = query<JobRow>(`SELECT * FROM jobs WHERE kind = 'send' AND queue_key = @accountId AND id > @headId ORDER BY id LIMIT @count`);
+const INTERVAL = query<{ send_interval_ms: number | null }>('SELECT send_interval_ms FROM workspaces WHERE id = @id');
+// PostgreSQL: the first jobs of each account's queue (`position` 1 is the head; more than one only where the
+// workspace sends unspaced), those due, with their message, account and interval. Read committed: it locks each
+// job and its account (NO KEY UPDATE: new chats and messages of the account, whose foreign key checks take KEY
+// SHARE, are not held up), so a replica racing for the same account skips it and takes other accounts', and a
+// row changed by a claim that committed meanwhile (the lease, the account's next slot) is checked again in its
+// new version before it is taken. The rows come as JSON, read as the single-row reads would (these tables hold
+// no binary columns, and every number fits a double).
+const CLAIM_HEADS = postgresOnly<{ job: JobRow; message: MessageRow | null; account: AccountRow; send_interval_ms: number | null; position: number }>(
+  `SELECT to_jsonb(j) AS job, to_jsonb(a) AS account, w.send_interval_ms, q.position,
+     (SELECT to_jsonb(m) FROM (${SELECT_MESSAGE} WHERE m.id = j.ref_id) m) AS message
+   FROM messenger_accounts a
+   JOIN workspaces w ON w.id = a.workspace_id
+   CROSS JOIN LATERAL (SELECT h.id, row_number() OVER (ORDER BY h.id) AS position FROM jobs h
+     WHERE h.kind = 'send' AND h.queue_key = a.id ORDER BY h.id
+     LIMIT CASE WHEN w.send_interval_ms = 0 THEN @perAccount ELSE 1 END) q
+   JOIN jobs j ON j.id = q.id
+   WHERE a.status <> 'suspended' AND ${DUE}
+   ORDER BY j.id LIMIT @limit
+   FOR NO KEY UPDATE OF j, a SKIP LOCKED`,
+);
+
+/** Each account's rows from its head on, as long as they follow one another; `position` counts from 1. */
+function queuePrefixes<Row extends { accountId: number; position: number }>(rows: readonly Row[]): Row[] {
+  const next = new Map<number, number>();
+  return rows.filter((row) => {
+    const expected = next.get(row.accountId) ?? 1;
+    if (row.position !== expected) return false;
+    next.set(row.accountId, expected + 1);
+    return true;
+  });
+}
+
+const RESERVE_SLOT = query('UPDATE messenger_accounts SET next_send_at = @nextSendAt WHERE id = @id');
+const TO_SENDING = query(`UPDATE messages SET status = 'Sending' WHERE id = @id AND status = 'Pending'`);
+const APPLY_CLAIMS = postgresOnly(
+  `WITH claims AS (SELECT * FROM unnest(@jobIds::bigint[], @accountIds::bigint[], @nextSendAts::bigint[], @messageIds::bigint[])
+       AS c(job_id, account_id, next_send_at, message_id)),
+     leased AS (UPDATE jobs j SET lease_owner = @owner, lease_until = @until, attempts = j.attempts + 1
+       FROM claims c WHERE j.id = c.job_id),
+     slots AS (UPDATE messenger_accounts a SET next_send_at = c.next_send_at FROM claims c WHERE a.id = c.account_id)
+   UPDATE messages m SET status = 'Sending' FROM claims c WHERE m.id = c.message_id AND m.status = 'Pending'`,
+);
+
+const MESSAGES_BY_IDS = postgresOnly<MessageRow>(`${SELECT_MESSAGE} WHERE m.id = ANY(@ids::bigint[])`);
+const REMOVE_JOB = query(`DELETE FROM jobs WHERE kind = 'send' AND ref_id = @refId`);
+const REMOVE_JOBS = postgresOnly(`DELETE FROM jobs WHERE kind = 'send' AND ref_id = ANY(@refIds::bigint[])`);
+const MARK_SENT = query(`UPDATE messages SET status = 'Sent', network_message_id = @networkMessageId, sent_at = @now WHERE id = @id`);
+const MARK_ALL_SENT = postgresOnly(
+  `UPDATE messages m SET status = 'Sent', network_message_id = s.network_message_id, sent_at = @now
+   FROM unnest(@ids::bigint[], @networkMessageIds::text[]) AS s(id, network_message_id) WHERE m.id = s.id`,
+);
+
+export function createSendQueueStore(sql: SqlExecutor) {
+  const postgres = sql.dialect === 'postgres';
+  return {
+    /**
+     * Up to `limit` due queue heads, oldest first: of each account, its head, and where its workspace sends
+     * unspaced (interval 0) up to `perAccount` of its messages in queue order (the next ones due as well). On
+     * PostgreSQL they are locked for this transaction.
+     */
+    async claimDueHeads(now: number, limit: number, perAccount: number): Promise<ClaimedHead[]> {
+      await flushReceived(sql);
+      if (postgres) {
+        const rows = (await sql.all(CLAIM_HEADS, { now, limit, perAccount })).map((row) => ({ ...row, accountId: row.account.id, position: Number(row.position) }));
+        return queuePrefixes(rows).map((row) => ({ job: row.job, message: row.message ?? undefined, account: row.account, sendIntervalMs: row.send_interval_ms }));
+      }
+      const heads: ClaimedHead[] = [];
+      for (const head of await sql.all(DUE_JOBS, { now, limit })) {
+        const account = await sql.get(ACCOUNT_BY_ID, { id: head.queue_key });
+        const sendIntervalMs = account === undefined ? null : ((await sql.get(INTERVAL, { id: account.workspace_id }))?.send_interval_ms ?? null);
+        const run = [head];
+        const following = sendIntervalMs === 0 ? await sql.all(FOLLOWING_JOBS, { accountId: head.queue_key, headId: head.id, count: perAccount - 1 }) : [];
+        // The following jobs as far as they are due in turn (the account's slot is open: its head is due).
+        for (const job of following) {
+          if (job.run_at > now || (job.lease_until !== null && job.lease_until > now)) break;
+          run.push(job);
+        }
+        for (const job of run) heads.push({ job, message: await sql.get(MESSAGE_BY_ID, { id: job.ref_id }), account, sendIntervalMs });
+      }
+      return heads.slice(0, limit);
+    },
+
+    /** Leases the claimed jobs to `owner` until `until`, reserves each account's next slot, moves Pending messages to Sending. */
+    async applyClaims(claims: readonly HeadClaim[], owner: string, until: number): Promise<void> {
+      if (claims.length === 0) return;
+      if (postgres) {
+        await sql.run(APPLY_CLAIMS, {
+          jobIds: claims.map((c) => c.jobId), accountIds: claims.map((c) => c.accountId), nextSendAts: claims.map((c) => c.nextSendAt),
+          messageIds: claims.map((c) => c.messageId), owner, until,
+        });
+        return;
+      }
+      for (const claim of claims) {
+        await sql.run(RESERVE_SLOT, { id: claim.accountId, nextSendAt: claim.nextSendAt });
+        await sql.run(LEASE_JOB, { id: claim.jobId, owner, until });
+        await sql.run(TO_SENDING, { id: claim.messageId });
+      }
+    },
+
+    /** The messages `ids` as they are now, by id (a deleted one has none). */
+    async messagesByIds(ids: readonly number[]): Promise<Map<number, MessageRow>> {
+      await flushReceived(sql);
+      const rows = postgres
+        ? await sql.all(MESSAGES_BY_IDS, { ids })
+        : (await Promise.all(ids.map((id) => sql.get(MESSAGE_BY_ID, { id })))).filter((row) => row !== undefined);
+      return new Map(rows.map((row) => [row.id, row]));
+    },
+
+    /**
+     * Removes the send jobs of messages `refIds`, by message and not job id: SQLite reuses a deleted job's
+     * rowid, so a late finisher could hit a newer job.
+     */
+    async removeJobsOf(refIds: readonly number[]): Promise<void> {
+      if (refIds.length === 0) return;
+      if (postgres) await sql.run(REMOVE_JOBS, { refIds });
+      else for (const refId of refIds) await sql.run(REMOVE_JOB, { refId });
+    },
+
+    async markAllSent(sent: ReadonlyArray<{ id: number; networkMessageId: string | null }>, now: number): Promise<void> {
+      if (sent.length === 0) return;
+      if (postgres) await sql.run(MARK_ALL_SENT, { ids: sent.map((s) => s.id), networkMessageIds: sent.map((s) => s.networkMessageId), now });
+      else for (const s of sent) await sql.run(MARK_SENT, { ...s, now });
+    },
+  };
+}

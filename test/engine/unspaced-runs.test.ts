@@ -1,0 +1,88 @@
+/**
+ * An unspaced account (Business plan, interval 0) has several of its messages claimed at once and handed to
+ * the network one after the other (src/workers/send-dispatcher.ts, src/store/send-queue-store.ts): on both
+ * stores they leave in acceptance order, a spaced account still sends one per slot, and a message the network
+ * could not take for a passing reason stops its account's run there, so nothing overtakes it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryOutcome, DeliveryRequest } from '../../src/network/driver.js';
+import { FakeClock } from '../../src/wire/clock.js';
+import { SvcError } from '../../src/wire/errors.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { RecordingSim } from '../support/engine-fixtures.js';
+import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
+import { fixedRandom, testEngine } from '../support/test-engine.js';
+
+let pgDatabase: TestDatabase;
+beforeAll(async () => {
+  pgDatabase = await createMigratedTestDatabase('unspaced');
+});
+afterAll(async () => {
+  await pgDatabase?.drop();
+});
+
+/** The sim network, refusing chosen messages once with the store's passing `unavailable`. */
+class FlakySim extends RecordingSim {
+  readonly refuseOnce = new Set<string>();
+  /** Every hand-over, refused ones included. */
+  readonly attempts: string[] = [];
+  override async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
+    this.attempts.push(request.messageUid);
+    if (this.refuseOnce.delete(request.messageUid)) throw new SvcError('unavailable', 'the store is busy');
+    return super.deliver(request);
+  }
+}
+
+const SPACED = '+15550000001';
+let accountNumber = 7000;
+
+describe.each(sqliteAndPostgres(() => pgDatabase.url))('unspaced runs on %s', (_, open) => {
+  async function setUp() {
+    const clock = new FakeClock();
+    const database = open();
+    const network = new FlakySim(database.sql, clock);
+    const t = await testEngine({ database, clock, network, random: fixedRandom(0.5) });
+    // A Business workspace sending unspaced, beside the local (spaced) one.
+    const ws = (await t.engine.admin.createWorkspace({ name: `Unspaced ${Date.now()}`, quota: 1000 })).workspace_id;
+    await t.engine.admin.updateWorkspace(ws, { plan: 'business', send_interval_ms: 0 });
+    // Its own account phone in each test: the PostgreSQL database is shared by the tests of this file.
+    const unspaced = `+1555${String(Date.now()).slice(-3)}${String((accountNumber += 1))}`;
+    await t.engine.sim(ws).connect({ phone: unspaced });
+    const uniquePrefix = `+1415${String(Date.now()).slice(-5)}`;
+    const accepted: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      accepted.push((await t.engine.workspace(ws).sendToPhone({ phone: `${uniquePrefix}${String(i).padStart(2, '0')}`, text: `m${i}` })).message_uid);
+    }
+    const spaced: string[] = [];
+    for (let i = 0; i < 3; i += 1) spaced.push((await t.api.sendToPhone({ phone: `+1415555010${i}`, text: `s${i}` })).message_uid);
+    const deliveredFrom = (phone: string) => network.delivered.filter((r) => r.accountPhone === phone).map((r) => r.messageUid);
+    return { t, clock, network, ws, accepted, spaced, deliveredFrom, unspaced };
+  }
+
+  it('one runDue sends every message of the unspaced account, in acceptance order; the spaced one sends one', async () => {
+    const { t, accepted, spaced, deliveredFrom, unspaced } = await setUp();
+    try {
+      expect(await t.engine.workers.runDue()).toBe(21);
+      expect(deliveredFrom(unspaced)).toEqual(accepted);
+      expect(deliveredFrom(SPACED)).toEqual(spaced.slice(0, 1));
+    } finally {
+      await t.engine.close();
+    }
+  });
+
+  it('a message refused for a passing reason stops its run: it goes again first, and the order holds', async () => {
+    const { t, network, ws, accepted, deliveredFrom, unspaced } = await setUp();
+    try {
+      network.refuseOnce.add(accepted[2]!);
+      await t.engine.workers.runDue();
+      // Had the run gone on, the messages after the refused one would have been handed over before it.
+      const attempts = network.attempts.filter((uid) => accepted.includes(uid));
+      expect(attempts).toEqual([...accepted.slice(0, 3), ...accepted.slice(2)]);
+      expect(deliveredFrom(unspaced)).toEqual(accepted);
+      const api = t.engine.workspace(ws);
+      for (const uid of accepted) expect((await api.getMessage(uid)).status).toBe('Sent');
+    } finally {
+      await t.engine.close();
+    }
+  });
+});
