@@ -3,7 +3,8 @@
  * before the writes of a batch run, the rows each of them would read with a round trip of its own are read for
  * the whole batch in one statement and left in the transaction's memo under the names the writes read
  * (`memo-keys.ts`). A batch then costs the same few statements for 8 workspaces as for one. PostgreSQL runs
- * them; rows they do not find (a new chat) the writes read for themselves, as without a prelude.
+ * them. A chat they do not find is noted as such, and its write goes straight to the insert, which finds a
+ * chat created since (findOrCreateChat).
  */
 import type { SqlExecutor } from '../store/sql.js';
 import { createBatchReadStore } from '../store/batch-read-store.js';
@@ -38,6 +39,7 @@ export async function prepareSends(tx: SqlExecutor, args: SendPreludeArg[]): Pro
     if (row.sender === null) continue;
     memo.set(memoKeys.defaultSender(row.sender.workspace_id), row.sender);
     if (row.chat !== null) memo.set(memoKeys.chat(row.sender.id, row.chat.contact_phone), row.chat);
+    else if (row.contact_phone !== null) memo.set(memoKeys.noChat(row.sender.id, row.contact_phone), true);
   }
 }
 
@@ -50,9 +52,10 @@ export async function prepareIncoming(tx: SqlExecutor, args: IncomingPreludeArg[
   const { rows, messageIds } = await createBatchReadStore(tx).prepareIncoming(pairs, args.length);
   // Ids for the batch's messages, so they are written in one statement at the COMMIT (`DeferredWrites`).
   tx.deferred?.provideMessageIds(messageIds);
-  for (const { account, chat, subscribed_events: subscribed } of rows) {
+  for (const { account, contact_phone: contactPhone, chat, subscribed_events: subscribed } of rows) {
     memo.set(memoKeys.accountByPhone(account.phone), account);
     if (chat !== null) memo.set(memoKeys.chat(account.id, chat.contact_phone), chat);
+    else memo.set(memoKeys.noChat(account.id, contactPhone), true);
     for (const type of EVENT_TYPES) memo.set(memoKeys.wants(account.workspace_id, type), { yes: subscribed.includes(type) });
   }
 }

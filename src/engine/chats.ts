@@ -34,37 +34,48 @@ export async function findOrCreateChat(
 ): Promise<ChatRow> {
   const key = memoKeys.chat(account.id, contactPhone);
   const workspaceId = account.workspace_id;
-  // A new chat takes the workspace's row lock first (PostgreSQL; SQLite has one writer anyway): two sends to
-  // the same new contact, or two chats wanting the same free name, are then created one after the other. A
-  // read made while this transaction already holds the lock (a batch's prelude took it) is final.
-  const lockedBefore = ctx.sql.memo?.has(memoKeys.workspaceLock(workspaceId)) === true;
-  const existing = await readOnce(ctx, key, () => ctx.stores.chats.byPair(account.id, contactPhone));
-  if (existing !== undefined) return existing;
-  if (!lockedBefore) {
-    await lockWorkspaceOnce(ctx, workspaceId);
-    const createdMeanwhile = await ctx.stores.chats.byPair(account.id, contactPhone);
-    if (createdMeanwhile !== undefined) return createdMeanwhile;
+  const known = ctx.sql.memo?.get(key) as ChatRow | undefined;
+  if (known !== undefined) return known;
+  // A batch's prelude that looked for the chat and found none says so: the insert below is the one statement.
+  if (ctx.sql.memo?.has(memoKeys.noChat(account.id, contactPhone)) !== true) {
+    const existing = await readOnce(ctx, key, () => ctx.stores.chats.byPair(account.id, contactPhone));
+    if (existing !== undefined) return existing;
   }
+  // A new chat takes the workspace's row lock first (PostgreSQL; SQLite has one writer anyway): two sends to
+  // the same new contact, or two chats wanting the same free name, are then created one after the other.
+  await lockWorkspaceOnce(ctx, workspaceId);
   const chosen = preferredName === undefined || preferredName.trim() === '' ? contactPhone : chatNameOf(preferredName, 'chat_name');
-  const chat = await insertWithFreeName(ctx, account, contactPhone, chosen, startedBy);
+  const { chat, created } = await insertWithFreeName(ctx, account, contactPhone, chosen, startedBy);
   ctx.sql.memo?.set(key, chat);
-  await ctx.events.emit(ctx, { type: 'chat:created', workspaceId, chatId: chat.id });
-  await ctx.events.emit(ctx, { type: startedBy === 'workspace' ? 'chat:sent:created' : 'chat:received:created', workspaceId, chatId: chat.id });
+  if (created) {
+    await ctx.events.emit(ctx, { type: 'chat:created', workspaceId, chatId: chat.id });
+    await ctx.events.emit(ctx, { type: startedBy === 'workspace' ? 'chat:sent:created' : 'chat:received:created', workspaceId, chatId: chat.id });
+  }
   return chat;
 }
 
 /**
- * Inserts the chat under the first free name among "base", "base (2)", "base (3)"...: one statement when
- * "base" is free, otherwise an indexed lookup of the highest "base (N)" and a second. A rename may take that
- * name meanwhile (renames do not lock the workspace), hence a few tries.
+ * Inserts the chat, behind the workspace's lock, under the first free name among "base", "base (2)", "base
+ * (3)"...: one statement when "base" is free. When the insert finds a conflict, the chat itself may exist
+ * (created by a writer whose lock this transaction waited for), otherwise the name is taken: an indexed
+ * lookup of the highest "base (N)" and another insert. A rename may take that name meanwhile (renames do not
+ * lock the workspace), hence a few tries.
  */
-async function insertWithFreeName(ctx: EngineContext, account: AccountRow, contactPhone: string, base: string, startedBy: ChatRow['started_by']): Promise<ChatRow> {
-  const insert = (name: string) => ctx.stores.chats.insertUnlessNameTaken({ account, contactPhone, name, startedBy, now: ctx.clock.now() });
-  const chat = await insert(base);
-  if (chat !== undefined) return chat;
+async function insertWithFreeName(
+  ctx: EngineContext,
+  account: AccountRow,
+  contactPhone: string,
+  base: string,
+  startedBy: ChatRow['started_by'],
+): Promise<{ chat: ChatRow; created: boolean }> {
+  const insert = (name: string) => ctx.stores.chats.insertUnlessTaken({ account, contactPhone, name, startedBy, now: ctx.clock.now() });
+  const first = await insert(base);
+  if (first !== undefined) return { chat: first, created: true };
+  const existing = await ctx.stores.chats.byPair(account.id, contactPhone);
+  if (existing !== undefined) return { chat: existing, created: false };
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const next = await insert(`${base} (${Math.max(1, await ctx.stores.chats.highestNameSuffix(account.workspace_id, base)) + 1})`);
-    if (next !== undefined) return next;
+    if (next !== undefined) return { chat: next, created: true };
   }
   throw conflict(`no free chat name like "${base}" was found`, 'send again, or give another chat_name');
 }

@@ -8,6 +8,8 @@ export const memoKeys = {
   defaultSender: (workspaceId: number) => `default-sender:${workspaceId}`,
   accountByPhone: (phone: string) => `account-by-phone:${phone}`,
   chat: (accountId: number, contactPhone: string) => `chat:${accountId}:${contactPhone}`,
+  /** Set by a prelude that looked for the chat of this account and contact and found none (it may exist since). */
+  noChat: (accountId: number, contactPhone: string) => `no-chat:${accountId}:${contactPhone}`,
   /** `{ yes }`: whether some enabled subscription of the workspace names the event. */
   wants: (workspaceId: number, eventType: string) => `wants:${workspaceId}:${eventType}`,
 };

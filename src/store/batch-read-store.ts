@@ -37,8 +37,8 @@ const PREPARE_SENDS = postgresOnly<{ workspace: WorkspaceRow; sender: AccountRow
  * enabled subscription of the account's workspace names; and, on the first row, `count` new message ids (from
  * the identity sequence) for the batch's messages, written later with them.
  */
-const PREPARE_INCOMING = postgresOnly<{ account: AccountRow; chat: ChatRow | null; subscribed_events: string[]; message_ids: string[] | null }>(
-  `SELECT to_jsonb(a) AS account, ${CHAT_OF_PAIR} AS chat,
+const PREPARE_INCOMING = postgresOnly<{ account: AccountRow; contact_phone: string; chat: ChatRow | null; subscribed_events: string[]; message_ids: string[] | null }>(
+  `SELECT to_jsonb(a) AS account, p.contact_phone, ${CHAT_OF_PAIR} AS chat,
      ARRAY(SELECT DISTINCT s.event_type FROM webhook_subscriptions s WHERE s.workspace_id = a.workspace_id AND s.enabled = 1) AS subscribed_events,
      CASE WHEN row_number() OVER () = 1 THEN
        ARRAY(SELECT nextval(pg_get_serial_sequence('messages', 'id')) FROM generate_series(1, @count::int)) END AS message_ids

@@ -35,12 +35,12 @@ const HIGHEST_SUFFIX = query<{ n: number | null }>({
        FROM chats WHERE workspace_id = @workspaceId AND name COLLATE "C" >= @prefix AND name COLLATE "C" < @end
          AND name LIKE '%)') AS named`,
 });
-// A new chat in one statement: nothing when the name is taken (the caller picks "name (N)" and tries again),
-// the whole row otherwise, so the chat and its events need no read back.
-const INSERT_UNLESS_NAME_TAKEN = query<Omit<ChatRow, 'account_phone'>>(
+// A new chat in one statement: nothing when the account has a chat with the contact or the workspace one by that
+// name (the caller tells which), the whole row otherwise, so the chat and its events need no read back.
+const INSERT_UNLESS_TAKEN = query<Omit<ChatRow, 'account_phone'>>(
   `INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
    VALUES (@workspaceId, @accountId, @contactPhone, @name, @startedBy, @now)
-   ON CONFLICT (workspace_id, name) DO NOTHING
+   ON CONFLICT DO NOTHING
    RETURNING *`,
 );
 const PAGE = query<ChatRow>(`${SELECT_CHAT} WHERE c.workspace_id = @workspaceId ORDER BY c.id LIMIT @limit OFFSET @offset`);
@@ -74,11 +74,14 @@ export function createChatStore(sql: SqlExecutor) {
     /** The largest N among this workspace's chats named "base (N)", or 0. */
     highestNameSuffix: async (workspaceId: number, base: string): Promise<number> =>
       (await sql.get(HIGHEST_SUFFIX, { workspaceId, prefix: `${base} (`, end: `${base} )` }))?.n ?? 0,
-    /** Creates the chat of `account` and `contactPhone` named `name`; undefined when the workspace has a chat by that name. */
-    insertUnlessNameTaken: async (
+    /**
+     * Creates the chat of `account` and `contactPhone` named `name`; undefined when that chat exists already or
+     * the workspace has a chat by that name.
+     */
+    insertUnlessTaken: async (
       c: { account: { id: number; workspace_id: number; phone: string }; contactPhone: string; name: string; startedBy: ChatRow['started_by']; now: number },
     ): Promise<ChatRow | undefined> => {
-      const row = await sql.get(INSERT_UNLESS_NAME_TAKEN, {
+      const row = await sql.get(INSERT_UNLESS_TAKEN, {
         workspaceId: c.account.workspace_id, accountId: c.account.id, contactPhone: c.contactPhone, name: c.name, startedBy: c.startedBy, now: c.now,
       });
       return row === undefined ? undefined : { ...row, account_phone: c.account.phone };

@@ -7,7 +7,7 @@ import { testEngine } from '../support/test-engine.js';
  * Every chat store the engine makes (the autocommit one and each write transaction's) counts its namesake
  * lookups here: a send looks names up through its transaction's store, which no spy on `ctx.stores` sees.
  */
-const nameLookups = vi.hoisted(() => ({ insertUnlessNameTaken: 0, highestNameSuffix: 0 }));
+const nameLookups = vi.hoisted(() => ({ insertUnlessTaken: 0, highestNameSuffix: 0 }));
 vi.mock('../../src/store/chat-store.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/store/chat-store.js')>();
   return {
@@ -16,9 +16,9 @@ vi.mock('../../src/store/chat-store.js', async (importOriginal) => {
       const store = actual.createChatStore(...args);
       return {
         ...store,
-        insertUnlessNameTaken: (...call: Parameters<typeof store.insertUnlessNameTaken>) => {
-          nameLookups.insertUnlessNameTaken += 1;
-          return store.insertUnlessNameTaken(...call);
+        insertUnlessTaken: (...call: Parameters<typeof store.insertUnlessTaken>) => {
+          nameLookups.insertUnlessTaken += 1;
+          return store.insertUnlessTaken(...call);
         },
         highestNameSuffix: (...call: Parameters<typeof store.highestNameSuffix>) => {
           nameLookups.highestNameSuffix += 1;
@@ -60,11 +60,11 @@ describe('hostile names and phones', () => {
     const names = (await t.api.listChats(1)).items.map((chat) => chat.name);
     expect(names.slice(0, 4)).toEqual(['Alice', 'Alice (2)', 'Alice (3)', 'Alice (4)']);
 
-    nameLookups.insertUnlessNameTaken = 0;
+    nameLookups.insertUnlessTaken = 0;
     nameLookups.highestNameSuffix = 0;
     const result = await t.api.sendToPhone({ phone: contact(1000), text: 'x', chat_name: 'Alice' });
     expect((await t.api.getChat(result.chat_id)).name).toBe('Alice (301)');
-    expect(nameLookups).toEqual({ insertUnlessNameTaken: 2, highestNameSuffix: 1 });
+    expect(nameLookups).toEqual({ insertUnlessTaken: 2, highestNameSuffix: 1 });
 
     // Names that merely start like the base do not count: "Alice (x)", "Alice (3) b", "Alice (2".
     for (const [i, name] of ['Bob', 'Bob (x)', 'Bob (7) b', 'Bob (9'].entries()) await t.api.sendToPhone({ phone: contact(2000 + i), text: 'x', chat_name: name });
