@@ -2,11 +2,13 @@ import { isInternationalPhone, type DeliveryOutcome, type DeliveryRequest, type 
 
 /** What the simulated network must share between processes; the engine backs it with its database. */
 export interface SimState {
-  /** Whether `phone` is unreachable for sends from `accountPhone`. */
-  isUnreachable(phone: string, accountPhone: string): Promise<boolean>;
-  deliveredId(messageUid: string): Promise<string | undefined>;
-  /** `at`: when the message was handed to the network (before the checks above), the time spacing is about. */
-  recordDelivery(messageUid: string, networkMessageId: string, at: number): Promise<void>;
+  /**
+   * Records the delivery of a message: answers the network id of an earlier delivery of the same message
+   * (handing over is idempotent), 'unreachable' when `recipientPhone` is unreachable for sends from
+   * `accountPhone`, and otherwise records `networkMessageId` at `at` (when the message was handed to the
+   * network, the time spacing is about) and answers it.
+   */
+  handOver(delivery: { messageUid: string; networkMessageId: string; accountPhone: string; recipientPhone: string; at: number }): Promise<string | 'unreachable'>;
   now(): number;
 }
 
@@ -31,16 +33,15 @@ export class SimDriver implements NetworkDriver {
   async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
     const handedOverAt = this.state.now();
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
-    const earlier = await this.state.deliveredId(request.messageUid);
-    if (earlier !== undefined) return { status: 'sent', networkMessageId: earlier };
+    // A number that is not valid was never delivered to, so this check may come before the earlier delivery's.
     if (!isInternationalPhone(request.recipientPhone)) {
       return { status: 'failed', reason: 'invalid_number', detail: `${request.recipientPhone} is not a valid international number` };
     }
-    if (await this.state.isUnreachable(request.recipientPhone, request.accountPhone)) {
+    const { messageUid, accountPhone, recipientPhone } = request;
+    const networkMessageId = await this.state.handOver({ messageUid, networkMessageId: `sim-${messageUid}`, accountPhone, recipientPhone, at: handedOverAt });
+    if (networkMessageId === 'unreachable') {
       return { status: 'failed', reason: 'unreachable', detail: `${request.recipientPhone} is not reachable on the network` };
     }
-    const networkMessageId = `sim-${request.messageUid}`;
-    await this.state.recordDelivery(request.messageUid, networkMessageId, handedOverAt);
     return { status: 'sent', networkMessageId };
   }
 

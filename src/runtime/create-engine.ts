@@ -86,9 +86,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
       parts.network ??
       new SimDriver({
         // Autocommit statements: the driver's state is read and written outside the engine's transactions.
-        isUnreachable: async (phone, accountPhone) => stores.sim.isUnreachable(accountPhone, phone),
-        deliveredId: async (uid) => stores.sim.deliveredId(uid),
-        recordDelivery: async (uid, id, at) => stores.sim.recordDelivery(uid, id, at),
+        handOver: (delivery) => stores.sim.handOver(delivery),
         now: () => clock.now(),
       }),
     logger: parts.logger ?? silentLogger,

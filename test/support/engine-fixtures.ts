@@ -60,9 +60,7 @@ export function tempDir(): string {
 export const simStateOf = (sql: SqlExecutor, clock: Clock): SimState => {
   const sim = createSimStore(sql);
   return {
-    isUnreachable: (phone: string, accountPhone: string) => sim.isUnreachable(accountPhone, phone),
-    deliveredId: (uid: string) => sim.deliveredId(uid),
-    recordDelivery: (uid: string, id: string, at: number) => sim.recordDelivery(uid, id, at),
+    handOver: (delivery) => sim.handOver(delivery),
     now: () => clock.now(),
   };
 };

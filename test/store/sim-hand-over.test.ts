@@ -1,0 +1,48 @@
+/**
+ * The sim network's hand-over (src/store/sim-store.ts) answers alike on both stores, though PostgreSQL makes
+ * it one statement: a new delivery is recorded, a second hand-over of the same message answers the first id,
+ * and a number marked unreachable in the sender's workspace is refused (in that workspace only).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/wire/clock.js';
+import { createEngine } from '../../src/runtime/create-engine.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
+import { fixedRandom } from '../support/test-engine.js';
+
+let pgDatabase: TestDatabase;
+beforeAll(async () => {
+  pgDatabase = await createMigratedTestDatabase('simhandover');
+});
+afterAll(async () => {
+  await pgDatabase?.drop();
+});
+
+describe.each(sqliteAndPostgres(() => pgDatabase.url))('sim hand-over on %s', (_, open) => {
+  it('records once, answers the earlier id again, and refuses a number unreachable in the sender\'s workspace', async () => {
+    const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom() });
+    try {
+      const stamp = String(Date.now()).slice(-6);
+      const [a, b] = [`+15551${stamp}`, `+15552${stamp}`];
+      const wsA = (await engine.admin.createWorkspace({ name: `A ${stamp}`, quota: 10 })).workspace_id;
+      const wsB = (await engine.admin.createWorkspace({ name: `B ${stamp}`, quota: 10 })).workspace_id;
+      await engine.sim(wsA).connect({ phone: a });
+      await engine.sim(wsB).connect({ phone: b });
+      const contact = `+14153${stamp}`;
+      await engine.context.stores.sim.setUnreachable(wsA, contact, true);
+      const sim = engine.context.stores.sim;
+      const handOver = (messageUid: string, accountPhone: string, networkMessageId = `sim-${messageUid}`) =>
+        sim.handOver({ messageUid, networkMessageId, accountPhone, recipientPhone: contact, at: 1 });
+
+      expect(await handOver(`u1-${stamp}`, a)).toBe('unreachable');
+      expect(await handOver(`u2-${stamp}`, b)).toBe(`sim-u2-${stamp}`);
+      // Handed over again (a retry after a crash): the first delivery's id, nothing recorded twice.
+      expect(await handOver(`u2-${stamp}`, b, 'another-id')).toBe(`sim-u2-${stamp}`);
+      await engine.context.stores.sim.setUnreachable(wsB, contact, true);
+      expect(await handOver(`u2-${stamp}`, b, 'another-id')).toBe(`sim-u2-${stamp}`);
+      expect(await handOver(`u3-${stamp}`, b)).toBe('unreachable');
+    } finally {
+      await engine.close();
+    }
+  });
+});
