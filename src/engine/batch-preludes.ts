@@ -12,10 +12,16 @@ import { hasNul } from '../wire/nul-text.js';
 import { EVENT_TYPES } from '../wire/webhook-events.js';
 import { memoKeys } from './memo-keys.js';
 
-/** A send's share: its workspace, and the contact when the workspace's default sender sends it. */
+/**
+ * A send's share: its workspace, and the contact when the workspace's default sender sends it, with the chat
+ * name it asks for (already checked: `chatNameOf`) should the chat be new.
+ */
 export interface SendPreludeArg {
   workspaceId: number;
   contactPhone?: string;
+  chatName?: string | undefined;
+  /** When the send was asked for: the time a chat made for it is created at. */
+  now: number;
 }
 
 /** An incoming message's share: the account it arrived at and the contact it came from. */
@@ -28,19 +34,31 @@ export interface IncomingPreludeArg {
 // alone; in a prelude it would fail the statement, and with it the whole batch.
 const usable = (text: unknown): text is string => typeof text === 'string' && !hasNul(text);
 
-/** Locks the batch's workspaces (ascending id), reads their default senders and the chats the sends go to. */
+/**
+ * Locks the batch's workspaces (ascending id), reads their default senders and the chats the sends go to, and
+ * creates those that do not exist yet in the same statement: the first send to take one (findOrCreateChat)
+ * tells its events, and one no send takes (its send failed) is removed before the COMMIT (`DeferredWrites`).
+ */
 export async function prepareSends(tx: SqlExecutor, args: SendPreludeArg[]): Promise<void> {
   const memo = tx.memo;
   if (memo === undefined) return;
   const workspaceIds = [...new Set(args.map((arg) => arg.workspaceId))];
-  const pairs = args.flatMap((arg) => (usable(arg.contactPhone) ? [{ workspaceId: arg.workspaceId, contactPhone: arg.contactPhone }] : []));
-  for (const row of await createBatchReadStore(tx).prepareSends(workspaceIds, pairs)) {
+  const pairs = args.flatMap((arg) =>
+    usable(arg.contactPhone) && (arg.chatName === undefined || usable(arg.chatName))
+      ? [{ workspaceId: arg.workspaceId, contactPhone: arg.contactPhone, chatName: arg.chatName ?? null }]
+      : [],
+  );
+  const created: number[] = [];
+  const now = Math.max(...args.map((arg) => arg.now));
+  for (const row of await createBatchReadStore(tx).prepareSends(workspaceIds, pairs, now)) {
     memo.set(memoKeys.workspaceLock(row.workspace.id), row.workspace);
     if (row.sender === null) continue;
     memo.set(memoKeys.defaultSender(row.sender.workspace_id), row.sender);
-    if (row.chat !== null) memo.set(memoKeys.chat(row.sender.id, row.chat.contact_phone), row.chat);
-    else if (row.contact_phone !== null) memo.set(memoKeys.noChat(row.sender.id, row.contact_phone), true);
+    const chat = row.chat ?? (row.created === null ? null : { ...row.created, account_phone: row.sender.phone });
+    if (chat !== null) memo.set(memoKeys.chat(row.sender.id, chat.contact_phone), chat);
+    if (row.created !== null) created.push(row.created.id);
   }
+  tx.deferred?.offerChats(created);
 }
 
 /** Reads the batch's accounts, the chats of their contacts and which events their workspaces subscribe to. */

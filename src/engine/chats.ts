@@ -35,11 +35,11 @@ export async function findOrCreateChat(
   const key = memoKeys.chat(account.id, contactPhone);
   const workspaceId = account.workspace_id;
   const known = ctx.sql.memo?.get(key) as ChatRow | undefined;
-  if (known !== undefined) return known;
+  if (known !== undefined) return takeChatMadeAhead(ctx, known);
   // A batch's prelude that looked for the chat and found none says so: the insert below is the one statement.
   if (ctx.sql.memo?.has(memoKeys.noChat(account.id, contactPhone)) !== true) {
     const existing = await readOnce(ctx, key, () => ctx.stores.chats.byPair(account.id, contactPhone));
-    if (existing !== undefined) return existing;
+    if (existing !== undefined) return takeChatMadeAhead(ctx, existing);
   }
   // A new chat takes the workspace's row lock first (PostgreSQL; SQLite has one writer anyway): two sends to
   // the same new contact, or two chats wanting the same free name, are then created one after the other.
@@ -47,10 +47,22 @@ export async function findOrCreateChat(
   const chosen = preferredName === undefined || preferredName.trim() === '' ? contactPhone : chatNameOf(preferredName, 'chat_name');
   const { chat, created } = await insertWithFreeName(ctx, account, contactPhone, chosen, startedBy);
   ctx.sql.memo?.set(key, chat);
-  if (created) {
-    await ctx.events.emit(ctx, { type: 'chat:created', workspaceId, chatId: chat.id });
-    await ctx.events.emit(ctx, { type: startedBy === 'workspace' ? 'chat:sent:created' : 'chat:received:created', workspaceId, chatId: chat.id });
-  }
+  if (created) await emitChatCreated(ctx, chat);
+  return created ? chat : takeChatMadeAhead(ctx, chat);
+}
+
+const emitChatCreated = async (ctx: EngineContext, chat: ChatRow): Promise<void> => {
+  await ctx.events.emit(ctx, { type: 'chat:created', workspaceId: chat.workspace_id, chatId: chat.id });
+  const type = chat.started_by === 'workspace' ? 'chat:sent:created' : 'chat:received:created';
+  await ctx.events.emit(ctx, { type, workspaceId: chat.workspace_id, chatId: chat.id });
+};
+
+/**
+ * `chat`, after telling its events when a batch's prelude made it ahead for this transaction's writes and this
+ * write is the first to use it (PostgreSQL, `DeferredWrites.takeChat`); a chat no write takes is removed.
+ */
+export async function takeChatMadeAhead(ctx: EngineContext, chat: ChatRow): Promise<ChatRow> {
+  if (ctx.sql.deferred?.takeChat(chat.id) === true) await emitChatCreated(ctx, chat);
   return chat;
 }
 

@@ -4,7 +4,7 @@ import type { AccountRow } from '../store/account-store.js';
 import type { ChatRow } from '../store/chat-store.js';
 import type { MessageRow } from '../store/message-store.js';
 import { accountOfWorkspace } from './accounts.js';
-import { chatNameOf, chatOfWorkspace, findOrCreateChat } from './chats.js';
+import { chatNameOf, chatOfWorkspace, findOrCreateChat, takeChatMadeAhead } from './chats.js';
 import { isoTime } from '../wire/clock.js';
 import { timeOrderedUid } from './time-ordered-uid.js';
 import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
@@ -33,7 +33,8 @@ export function sendToPhone(ctx: EngineContext, workspaceId: number, input: Send
   const phone = normalisePhone(input.phone);
   const chatName = typeof input.chat_name === 'string' && input.chat_name.trim() !== '' ? chatNameOf(input.chat_name, 'chat_name') : undefined;
   const byDefaultSender = input.messenger_account_phone === undefined || input.messenger_account_phone === '';
-  return acceptOutgoing(ctx, workspaceId, input, byDefaultSender ? { workspaceId, contactPhone: phone } : { workspaceId }, async (tx) => {
+  const prelude = byDefaultSender ? { workspaceId, contactPhone: phone, chatName, now: ctx.clock.now() } : { workspaceId, now: ctx.clock.now() };
+  return acceptOutgoing(ctx, workspaceId, input, prelude, async (tx) => {
     const account =
       byDefaultSender
         ? await defaultSender(tx, workspaceId)
@@ -46,7 +47,7 @@ export function sendToPhone(ctx: EngineContext, workspaceId: number, input: Send
 export function sendToChatName(ctx: EngineContext, workspaceId: number, input: SendToChatNameInput): Promise<SendResult> {
   if (typeof input.chat_name !== 'string' || input.chat_name.length === 0) throw invalid('chat_name is required');
   const chatName = chatNameOf(input.chat_name, 'chat_name');
-  return acceptOutgoing(ctx, workspaceId, input, { workspaceId }, async (tx) => {
+  return acceptOutgoing(ctx, workspaceId, input, { workspaceId, now: ctx.clock.now() }, async (tx) => {
     const chat = await tx.stores.chats.byName(workspaceId, chatName);
     if (chat === undefined) throw notFound(`chat "${chatName}"`, 'check the exact name with `svc chats list`');
     return { account: await accountOf(tx, chat), chat };
@@ -55,7 +56,7 @@ export function sendToChatName(ctx: EngineContext, workspaceId: number, input: S
 
 /** POST /chats/{id}/messages. */
 export function sendToChat(ctx: EngineContext, workspaceId: number, chatId: number, input: SendToChatInput): Promise<SendResult> {
-  return acceptOutgoing(ctx, workspaceId, input, { workspaceId }, async (tx) => {
+  return acceptOutgoing(ctx, workspaceId, input, { workspaceId, now: ctx.clock.now() }, async (tx) => {
     const chat = await chatOfWorkspace(tx, workspaceId, chatId);
     return { account: await accountOf(tx, chat), chat };
   });
@@ -95,6 +96,8 @@ async function acceptOutgoing(
     deferred = tx.sql.deferred;
     const now = tx.clock.now();
     const { account, chat } = await resolve(tx);
+    // A chat made ahead by the batch's prelude and reached by id or name is this send's new chat all the same.
+    await takeChatMadeAhead(tx, chat);
     const workspace = await loadWorkspace(tx, workspaceId, { lock: true });
     const template =
       fields.attachment_template_id === undefined ? undefined : await tx.stores.files.templateById(workspaceId, fields.attachment_template_id);

@@ -18,18 +18,31 @@ const CHAT_OF_PAIR = `(SELECT to_jsonb(c) || jsonb_build_object('account_phone',
 /**
  * Sends: locks the workspaces (ORDER BY before the lock: ascending id, as batches of sends lock them one by
  * one), and for each (workspace, contact) sent to through the default sender, that sender (account-store's
- * DEFAULT_SENDER) and the chat. The lock is taken first; the other parts read the statement's snapshot, so a
- * chat committed while the lock was awaited is not among them (its write reads it for itself).
+ * DEFAULT_SENDER) and the chat, which it creates when there is none: named as the batch's first send to the
+ * contact asks (its chat_name, or the phone), and left out when that name is taken or the chat exists after
+ * all (a chat committed while the lock was awaited is not in the statement's snapshot, but the insert's
+ * unique check sees it). The lock is taken first: the insert reads from the locked rows.
  */
-const PREPARE_SENDS = postgresOnly<{ workspace: WorkspaceRow; sender: AccountRow | null; contact_phone: string | null; chat: ChatRow | null }>(
+const PREPARE_SENDS = postgresOnly<{
+  workspace: WorkspaceRow; sender: AccountRow | null; contact_phone: string | null; chat: ChatRow | null; created: Omit<ChatRow, 'account_phone'> | null;
+}>(
   `WITH locked AS MATERIALIZED (SELECT * FROM workspaces WHERE id = ANY(@ids::bigint[]) ORDER BY id FOR NO KEY UPDATE),
-   p AS (SELECT DISTINCT workspace_id, contact_phone FROM unnest(@workspaceIds::bigint[], @contactPhones::text[]) AS p(workspace_id, contact_phone)),
+   p AS (SELECT DISTINCT ON (workspace_id, contact_phone) workspace_id, contact_phone, chat_name
+     FROM unnest(@workspaceIds::bigint[], @contactPhones::text[], @chatNames::text[]) WITH ORDINALITY AS p(workspace_id, contact_phone, chat_name, n)
+     ORDER BY workspace_id, contact_phone, n),
    senders AS (SELECT DISTINCT ON (workspace_id) * FROM messenger_accounts
      WHERE workspace_id IN (SELECT workspace_id FROM p) AND status = 'connected'
-     ORDER BY workspace_id, connected_at DESC NULLS LAST, id DESC)
-   SELECT to_jsonb(l) AS workspace, to_jsonb(a) AS sender, p.contact_phone, ${CHAT_OF_PAIR} AS chat
-   FROM locked l LEFT JOIN p ON p.workspace_id = l.id LEFT JOIN senders a ON a.workspace_id = l.id
-   ORDER BY l.id`,
+     ORDER BY workspace_id, connected_at DESC NULLS LAST, id DESC),
+   found AS MATERIALIZED (SELECT l AS workspace, a AS sender, p.contact_phone, p.chat_name, ${CHAT_OF_PAIR} AS chat
+     FROM locked l LEFT JOIN p ON p.workspace_id = l.id LEFT JOIN senders a ON a.workspace_id = l.id),
+   created AS (INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
+     SELECT (sender).workspace_id, (sender).id, contact_phone, COALESCE(chat_name, contact_phone), 'workspace', @now FROM found
+     WHERE chat IS NULL AND (sender).id IS NOT NULL AND contact_phone IS NOT NULL
+     ON CONFLICT DO NOTHING RETURNING *)
+   SELECT to_jsonb(f.workspace) AS workspace, CASE WHEN (f.sender).id IS NULL THEN NULL ELSE to_jsonb(f.sender) END AS sender,
+     f.contact_phone, f.chat,
+     (SELECT to_jsonb(c) FROM created c WHERE c.messenger_account_id = (f.sender).id AND c.contact_phone = f.contact_phone) AS created
+   FROM found f ORDER BY (f.workspace).id`,
 );
 
 /**
@@ -50,11 +63,12 @@ export function createBatchReadStore(sql: SqlExecutor) {
   return {
     /**
      * Locks `workspaceIds`' rows (`FOR NO KEY UPDATE`, ascending id) and returns them, with the default sender and the
-     * chat of each (workspace, contact) pair given: one row per pair, or per workspace without one.
+     * chat of each (workspace, contact) pair given, found or `created`: one row per pair, or per workspace without one.
      */
-    prepareSends: (workspaceIds: readonly number[], pairs: ReadonlyArray<{ workspaceId: number; contactPhone: string }>) =>
+    prepareSends: (workspaceIds: readonly number[], pairs: ReadonlyArray<{ workspaceId: number; contactPhone: string; chatName: string | null }>, now: number) =>
       sql.all(PREPARE_SENDS, {
         ids: workspaceIds, workspaceIds: pairs.map((p) => p.workspaceId), contactPhones: pairs.map((p) => p.contactPhone),
+        chatNames: pairs.map((p) => p.chatName), now,
       }),
     /** One row per (account, contact) pair whose account exists; `messageIds` holds `count` new message ids. */
     async prepareIncoming(pairs: ReadonlyArray<{ accountPhone: string; contactPhone: string }>, count: number) {

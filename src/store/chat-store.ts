@@ -1,4 +1,4 @@
-import { query, type SqlExecutor } from './sql.js';
+import { postgresOnly, query, type SqlExecutor } from './sql.js';
 
 export interface ChatRow {
   id: number;
@@ -63,6 +63,17 @@ const LABELS_OF_CHATS = query<{ chat_id: number; name: string }>({
   postgres: `SELECT cl.chat_id, l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id IN (SELECT CAST(value AS BIGINT) FROM jsonb_array_elements_text(CAST(@ids AS jsonb))) ORDER BY cl.chat_id, l.name`,
 });
+
+// Chats a batch's prelude made for writes that failed: gone unless something refers to them after all.
+const REMOVE_UNUSED = postgresOnly(
+  `DELETE FROM chats c WHERE c.id = ANY(@ids::bigint[])
+     AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.chat_id = c.id) AND NOT EXISTS (SELECT 1 FROM chat_labels l WHERE l.chat_id = c.id)`,
+);
+
+/** Removes the chats `ids` that no message or label refers to (PostgreSQL: only its preludes make chats ahead). */
+export async function removeUnusedChats(sql: SqlExecutor, ids: readonly number[]): Promise<void> {
+  if (ids.length > 0) await sql.run(REMOVE_UNUSED, { ids });
+}
 
 /** Chats and their labels. Names are unique per workspace (enforced by the schema). */
 export function createChatStore(sql: SqlExecutor) {

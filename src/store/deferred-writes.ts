@@ -52,6 +52,7 @@ export interface DeferredMark {
   sends: number;
   received: number;
   later: number;
+  takenChats: number;
 }
 
 // The store's rule on NUL (src/store/sql.ts) checked when a row is deferred, so it refuses the write that
@@ -73,6 +74,9 @@ export class DeferredWrites {
   private received: ReceivedMessage[] = [];
   private messageIds: number[] = [];
   private later: LaterWrite[] = [];
+  /** Chats a batch's prelude created for its writes (PostgreSQL), and those a write has taken as its new chat. */
+  private offeredChats = new Set<number>();
+  private takenChats: number[] = [];
 
   addSend(send: AcceptedSend): void {
     refuseNul(send.text);
@@ -128,14 +132,35 @@ export class DeferredWrites {
     return [...byRun].map(([run, args]) => ({ run, args }));
   }
 
+  /** Chats made ahead for the writes of this transaction: the first write to use one takes it as its new chat. */
+  offerChats(ids: readonly number[]): void {
+    for (const id of ids) this.offeredChats.add(id);
+  }
+
+  /** True once for a chat offered ahead: the caller made it, and tells the world (its events). */
+  takeChat(id: number): boolean {
+    if (!this.offeredChats.has(id) || this.takenChats.includes(id)) return false;
+    this.takenChats.push(id);
+    return true;
+  }
+
+  /** The chats offered ahead that no write took (their writes failed): removed before the COMMIT. */
+  untakenChats(): number[] {
+    const untaken = [...this.offeredChats].filter((id) => !this.takenChats.includes(id));
+    this.offeredChats = new Set();
+    this.takenChats = [];
+    return untaken;
+  }
+
   mark(): DeferredMark {
-    return { sends: this.sends.length, received: this.received.length, later: this.later.length };
+    return { sends: this.sends.length, received: this.received.length, later: this.later.length, takenChats: this.takenChats.length };
   }
 
   undoTo(mark: DeferredMark): void {
     this.sends.length = Math.min(this.sends.length, mark.sends);
     this.received.length = Math.min(this.received.length, mark.received);
     this.later.length = Math.min(this.later.length, mark.later);
+    this.takenChats.length = Math.min(this.takenChats.length, mark.takenChats);
   }
 
   /** Forgets everything (a connection that keeps one for all its transactions, at the start of each). */
@@ -145,6 +170,8 @@ export class DeferredWrites {
     this.received = [];
     this.messageIds = [];
     this.later = [];
+    this.offeredChats = new Set();
+    this.takenChats = [];
   }
 
   /** The accepted sends, in order; empties that list. */

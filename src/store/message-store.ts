@@ -1,5 +1,6 @@
 import type { MessageStatus } from '../wire/types.js';
 import type { AcceptedSend, ReceivedMessage } from './deferred-writes.js';
+import { removeUnusedChats } from './chat-store.js';
 import { postgresOnly, query, type SqlExecutor } from './sql.js';
 
 export interface MessageRow {
@@ -151,6 +152,7 @@ export async function flushDeferred(tx: SqlExecutor): Promise<void> {
   if (tx.deferred === undefined) return;
   await flushAcceptedSends(tx, tx.deferred.takeSends());
   for (const { run, args } of tx.deferred.takeLater()) await run(args);
+  await removeUnusedChats(tx, tx.deferred.untakenChats());
 }
 
 const BY_UID = query<MessageRow>(`${SELECT_MESSAGE} WHERE m.uid = @uid`);

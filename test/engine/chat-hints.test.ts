@@ -1,8 +1,9 @@
 /**
- * A batch's prelude notes the chats it looked for and did not find (`memoKeys.noChat`), and the write goes
- * straight to the insert. The note may be out of date by then (another writer created the chat while the
- * prelude waited for the workspace's lock, or an incoming batch, which reads without the lock): the insert
- * must then find that chat, on both stores, and emit no chat event.
+ * New chats inside group commits. A batch's prelude notes the chats it looked for and did not find
+ * (`memoKeys.noChat`), and the write goes straight to the insert. The note may be out of date by then (another
+ * writer created the chat while the prelude waited for the workspace's lock, or an incoming batch, which
+ * reads without the lock): the insert must then find that chat, on both stores, and emit no chat event. The
+ * sends' prelude on PostgreSQL makes the missing chats ahead: a send that fails leaves none behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOrCreateChat } from '../../src/engine/chats.js';
@@ -12,6 +13,8 @@ import type { AccountRow } from '../../src/store/account-store.js';
 import type { TestDatabase } from '../support/postgres.js';
 import { recordingSink } from '../support/engine-fixtures.js';
 import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
+import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { query } from '../../src/store/sql.js';
 import { testEngine } from '../support/test-engine.js';
 
 let pgDatabase: TestDatabase;
@@ -52,3 +55,33 @@ describe.each(sqliteAndPostgres(() => pgDatabase.url))('a stale "no chat" note o
     }
   });
 });
+
+describe('chats made ahead by the sends\' prelude on PostgreSQL', () => {
+  it('a batch whose last send is over quota: its chat is gone, the others have theirs and their webhook deliveries', async () => {
+    const t = await testEngine({ database: new PgDatabase({ url: pgDatabase.url, poolSize: 2 }) });
+    try {
+      const ws = (await t.engine.admin.createWorkspace({ name: `Ahead ${Date.now()}`, quota: 3 })).workspace_id;
+      await t.engine.sim(ws).connect({ phone: `+1555${String(Date.now()).slice(-7)}` });
+      for (const event_type of ['chat:created', 'chat:sent:created']) await t.engine.webhooks(ws).create({ event_type, url: 'https://example.com/hook' });
+      const api = t.engine.workspace(ws);
+      const contacts = [0, 1, 2, 3].map((i) => `+1415${String(Date.now()).slice(-6)}${i}`);
+      // Asked in one turn: one batch, its writes in this order; the fourth finds the quota spent.
+      const results = await Promise.allSettled(contacts.map((phone) => api.sendToPhone({ phone, text: 'x' })));
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+      const chats = (await api.listChats(1)).items;
+      expect(chats.map((chat) => chat.phone).sort()).toEqual(contacts.slice(0, 3).sort());
+      // The outbox commits with the batch: an event of the failed send's chat, or of a batch run again, is not in it.
+      const told = async (type: string) =>
+        (await t.ctx.sql.all(DELIVERIES, { type, ws })).map((row) => (JSON.parse(row.payload) as { chat: { chat_id: number } }).chat.chat_id).sort();
+      expect(await told('chat:created')).toEqual(chats.map((chat) => chat.id).sort());
+      expect(await told('chat:sent:created')).toEqual(chats.map((chat) => chat.id).sort());
+    } finally {
+      await t.engine.close();
+    }
+  });
+});
+
+const DELIVERIES = query<{ payload: string }>(
+  `SELECT d.payload FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+   WHERE d.event_type = @type AND s.workspace_id = @ws`,
+);

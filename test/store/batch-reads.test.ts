@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('batch reads on PostgreSQL', () => {
-  it('answer as the single-row reads do', async () => {
+  it('answer as the single-row reads do; the sends\' prelude makes the chats that do not exist', async () => {
     const engine = createEngine({ database: new PgDatabase({ url: pgDatabase.url, poolSize: 2 }), clock: new FakeClock(), random: fixedRandom() });
     try {
       const [a, b, none] = await Promise.all(['A', 'B', 'None'].map(async (name) => (await engine.admin.createWorkspace({ name, quota: 10 })).workspace_id)) as [number, number, number];
@@ -33,18 +33,34 @@ describe('batch reads on PostgreSQL', () => {
       const stores = engine.context.stores;
 
       const sends = await engine.context.database.write(async (tx) =>
-        createBatchReadStore(tx).prepareSends([b, a, none], [{ workspaceId: a, contactPhone: '+14155550801' }, { workspaceId: a, contactPhone: '+14155550899' }, { workspaceId: b, contactPhone: '+14155550802' }]),
+        createBatchReadStore(tx).prepareSends(
+          [b, a, none],
+          [
+            { workspaceId: a, contactPhone: '+14155550801', chatName: null },
+            { workspaceId: a, contactPhone: '+14155550899', chatName: 'Named' },
+            // The first send to a contact names its chat; a name already taken makes none.
+            { workspaceId: a, contactPhone: '+14155550899', chatName: 'Second' },
+            { workspaceId: a, contactPhone: '+14155550898', chatName: '+14155550801' },
+            { workspaceId: b, contactPhone: '+14155550802', chatName: null },
+          ],
+          1234,
+        ),
       );
       const pairsOf = (rows: Array<[number, string | null]>) => rows.map((pair) => pair.join(' ')).sort();
       expect(pairsOf(sends.map((row) => [row.workspace.id, row.contact_phone]))).toEqual(
-        pairsOf([[a, '+14155550801'], [a, '+14155550899'], [b, '+14155550802'], [none, null]]),
+        pairsOf([[a, '+14155550801'], [a, '+14155550899'], [a, '+14155550898'], [b, '+14155550802'], [none, null]]),
       );
       for (const row of sends) {
         expect(row.workspace).toEqual(await stores.workspaces.byId(row.workspace.id));
         expect(row.sender ?? undefined).toEqual(await stores.accounts.defaultSender(row.workspace.id));
-        expect(row.chat ?? undefined).toEqual(row.sender === null ? undefined : await stores.chats.byPair(row.sender.id, row.contact_phone!));
+        const chat = row.sender === null ? undefined : await stores.chats.byPair(row.sender.id, row.contact_phone!);
+        if (row.created === null) expect(row.chat ?? undefined).toEqual(chat);
+        else expect({ ...row.created, account_phone: row.sender!.phone }).toEqual(chat);
       }
-      expect(sends.find((row) => row.contact_phone === '+14155550801')!.chat).not.toBeNull();
+      const byContact = (phone: string) => sends.find((row) => row.contact_phone === phone)!;
+      expect(byContact('+14155550801')).toMatchObject({ chat: expect.anything(), created: null });
+      expect(byContact('+14155550899')).toMatchObject({ chat: null, created: { name: 'Named', started_by: 'workspace', created_at: 1234 } });
+      expect(byContact('+14155550898')).toMatchObject({ chat: null, created: null });
 
       const incoming = await engine.context.database.write(async (tx) =>
         createBatchReadStore(tx).prepareIncoming([{ accountPhone: '+15550007003', contactPhone: '+14155550802' }, { accountPhone: '+15550009999', contactPhone: '+1415555000' }], 3),
