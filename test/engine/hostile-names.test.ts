@@ -79,4 +79,15 @@ describe('hostile names and phones', () => {
       .all() as Array<{ detail: string }>;
     expect(plan.map((row) => row.detail).join(' ')).toMatch(/SEARCH chats USING (COVERING )?INDEX .*workspace_id=\? AND name>\? AND name<\?/);
   });
+
+  it('a page of chats reads them in id order from the (workspace_id, id) index: no sort of every chat of the workspace', async () => {
+    const t = await testEngine();
+    const plan = t.db
+      .prepare(`EXPLAIN QUERY PLAN SELECT c.* FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
+        WHERE c.workspace_id = 1 ORDER BY c.id LIMIT 101 OFFSET 0`)
+      .all() as Array<{ detail: string }>;
+    const details = plan.map((row) => row.detail).join(' | ');
+    expect(details).toMatch(/SEARCH c USING (COVERING )?INDEX chats_workspace_id \(workspace_id=\?\)/);
+    expect(details).not.toMatch(/TEMP B-TREE/);
+  });
 });

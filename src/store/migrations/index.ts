@@ -9,6 +9,7 @@ import { DELIVERY_INDEX_TRIM } from './008-delivery-index-trim.js';
 import { RATE_LIMITS } from './009-rate-limits.js';
 import { RATE_LIMIT_COUNTERS } from './011-rate-limit-counters.js';
 import { INSTANCE_SETTINGS } from './012-instance-settings.js';
+import { CHAT_PAGE_INDEX } from './013-chat-page-index.js';
 import { forPostgres, forSqlite, type Migration, type MigrationSource } from './migration.js';
 
 export type { Migration, MigrationSource };
@@ -30,6 +31,7 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
   RATE_LIMITS,
   RATE_LIMIT_COUNTERS,
   INSTANCE_SETTINGS,
+  CHAT_PAGE_INDEX,
 ];
 
 /** What SQLite runs (src/store/database.ts), recorded in `user_version`. */
