@@ -24,10 +24,15 @@ export interface SendPreludeArg {
   now: number;
 }
 
-/** An incoming message's share: the account it arrived at and the contact it came from. */
+/**
+ * An incoming message's share: the account it arrived at, the contact it came from and the name a new chat
+ * with it takes (null: none is made ahead, the name given is refused), and when it arrived.
+ */
 export interface IncomingPreludeArg {
   accountPhone: string;
   contactPhone: string;
+  chatName: string | null;
+  now: number;
 }
 
 // A value the store would refuse (NUL) or that is no text at all is left to its own write, which is refused
@@ -61,19 +66,29 @@ export async function prepareSends(tx: SqlExecutor, args: SendPreludeArg[]): Pro
   tx.deferred?.offerChats(created);
 }
 
-/** Reads the batch's accounts, the chats of their contacts and which events their workspaces subscribe to. */
+/**
+ * Reads the batch's accounts, the chats of their contacts (creating those that do not exist yet, as for sends)
+ * and which events their workspaces subscribe to.
+ */
 export async function prepareIncoming(tx: SqlExecutor, args: IncomingPreludeArg[]): Promise<void> {
   const memo = tx.memo;
   if (memo === undefined) return;
-  const pairs = args.filter((arg) => usable(arg.accountPhone) && usable(arg.contactPhone));
+  const pairs = args
+    .filter((arg) => usable(arg.accountPhone) && usable(arg.contactPhone))
+    .map((arg) => ({ ...arg, chatName: arg.chatName !== null && usable(arg.chatName) ? arg.chatName : null }));
   if (pairs.length === 0) return;
-  const { rows, messageIds } = await createBatchReadStore(tx).prepareIncoming(pairs, args.length);
+  const now = Math.max(...args.map((arg) => arg.now));
+  const { rows, messageIds } = await createBatchReadStore(tx).prepareIncoming(pairs, args.length, now);
   // Ids for the batch's messages, so they are written in one statement at the COMMIT (`DeferredWrites`).
   tx.deferred?.provideMessageIds(messageIds);
-  for (const { account, contact_phone: contactPhone, chat, subscribed_events: subscribed } of rows) {
+  const created: number[] = [];
+  for (const { account, contact_phone: contactPhone, chat: found, created: made, subscribed_events: subscribed } of rows) {
     memo.set(memoKeys.accountByPhone(account.phone), account);
-    if (chat !== null) memo.set(memoKeys.chat(account.id, chat.contact_phone), chat);
+    const chat = found ?? (made === null ? null : { ...made, account_phone: account.phone });
+    if (chat !== null) memo.set(memoKeys.chat(account.id, contactPhone), chat);
     else memo.set(memoKeys.noChat(account.id, contactPhone), true);
+    if (made !== null) created.push(made.id);
     for (const type of EVENT_TYPES) memo.set(memoKeys.wants(account.workspace_id, type), { yes: subscribed.includes(type) });
   }
+  tx.deferred?.offerChats(created);
 }

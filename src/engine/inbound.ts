@@ -2,7 +2,7 @@ import { memoKeys } from './memo-keys.js';
 import type { IncomingMessage, NetworkEvents } from '../network/driver.js';
 import { accountOfWorkspace, changeAccountStatus } from './accounts.js';
 import { timeOrderedUid } from './time-ordered-uid.js';
-import { findOrCreateChat } from './chats.js';
+import { chatNameOf, findOrCreateChat } from './chats.js';
 import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
 import { invalid, notFound } from '../wire/errors.js';
 import { fileOfWorkspace } from './files.js';
@@ -68,5 +68,15 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
     return { messageUid: uid, chatId: chat.id };
     // Group commit, as for sends: the messages of one turn share a transaction. READ COMMITTED is enough: a new
     // chat is made behind its workspace's row lock, and the rest only inserts.
-  }, { grouped: true, isolation: 'read committed', prelude: preludeShare(prepareIncoming, { accountPhone: message.accountPhone, contactPhone: message.contactPhone }) });
+  }, { grouped: true, isolation: 'read committed', prelude: preludeShare(prepareIncoming, { accountPhone: message.accountPhone, contactPhone: message.contactPhone, chatName: newChatName(message), now: ctx.clock.now() }) });
+}
+
+/** The name a new chat with the contact takes, as findOrCreateChat would choose it; null when it would refuse it. */
+function newChatName(message: IncomingMessage): string | null {
+  if (message.contactName === undefined || message.contactName.trim() === '') return message.contactPhone;
+  try {
+    return chatNameOf(message.contactName, 'chat_name');
+  } catch {
+    return null;
+  }
 }

@@ -48,15 +48,29 @@ const PREPARE_SENDS = postgresOnly<{
 /**
  * Incoming messages: for each (account phone, contact phone), the account, the chat, and the event types some
  * enabled subscription of the account's workspace names; and, on the first row, `count` new message ids (from
- * the identity sequence) for the batch's messages, written later with them.
+ * the identity sequence) for the batch's messages, written later with them. A missing chat is created, as for
+ * sends, under the name given with the pair's first message (none when that is null, or the name is taken);
+ * without the workspace's lock, which only the choice of a "name (N)" needs: the unique indexes settle races.
  */
-const PREPARE_INCOMING = postgresOnly<{ account: AccountRow; contact_phone: string; chat: ChatRow | null; subscribed_events: string[]; message_ids: string[] | null }>(
-  `SELECT to_jsonb(a) AS account, p.contact_phone, ${CHAT_OF_PAIR} AS chat,
-     ARRAY(SELECT DISTINCT s.event_type FROM webhook_subscriptions s WHERE s.workspace_id = a.workspace_id AND s.enabled = 1) AS subscribed_events,
+const PREPARE_INCOMING = postgresOnly<{
+  account: AccountRow; contact_phone: string; chat: ChatRow | null; created: Omit<ChatRow, 'account_phone'> | null;
+  subscribed_events: string[]; message_ids: string[] | null;
+}>(
+  `WITH p AS (SELECT DISTINCT ON (account_phone, contact_phone) account_phone, contact_phone, chat_name
+       FROM unnest(@accountPhones::text[], @contactPhones::text[], @chatNames::text[]) WITH ORDINALITY AS p(account_phone, contact_phone, chat_name, n)
+       ORDER BY account_phone, contact_phone, n),
+     found AS MATERIALIZED (SELECT a AS account, p.contact_phone, p.chat_name, ${CHAT_OF_PAIR} AS chat
+       FROM p JOIN messenger_accounts a ON a.phone = p.account_phone),
+     created AS (INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
+       SELECT (account).workspace_id, (account).id, contact_phone, chat_name, 'contact', @now FROM found
+       WHERE chat IS NULL AND chat_name IS NOT NULL
+       ON CONFLICT DO NOTHING RETURNING *)
+   SELECT to_jsonb(f.account) AS account, f.contact_phone, f.chat,
+     (SELECT to_jsonb(c) FROM created c WHERE c.messenger_account_id = (f.account).id AND c.contact_phone = f.contact_phone) AS created,
+     ARRAY(SELECT DISTINCT s.event_type FROM webhook_subscriptions s WHERE s.workspace_id = (f.account).workspace_id AND s.enabled = 1) AS subscribed_events,
      CASE WHEN row_number() OVER () = 1 THEN
        ARRAY(SELECT nextval(pg_get_serial_sequence('messages', 'id')) FROM generate_series(1, @count::int)) END AS message_ids
-   FROM (SELECT DISTINCT account_phone, contact_phone FROM unnest(@accountPhones::text[], @contactPhones::text[]) AS p(account_phone, contact_phone)) p
-   JOIN messenger_accounts a ON a.phone = p.account_phone`,
+   FROM found f`,
 );
 
 export function createBatchReadStore(sql: SqlExecutor) {
@@ -70,10 +84,11 @@ export function createBatchReadStore(sql: SqlExecutor) {
         ids: workspaceIds, workspaceIds: pairs.map((p) => p.workspaceId), contactPhones: pairs.map((p) => p.contactPhone),
         chatNames: pairs.map((p) => p.chatName), now,
       }),
-    /** One row per (account, contact) pair whose account exists; `messageIds` holds `count` new message ids. */
-    async prepareIncoming(pairs: ReadonlyArray<{ accountPhone: string; contactPhone: string }>, count: number) {
+    /** One row per (account, contact) pair whose account exists, its chat found or `created`; `messageIds` holds `count` new message ids. */
+    async prepareIncoming(pairs: ReadonlyArray<{ accountPhone: string; contactPhone: string; chatName: string | null }>, count: number, now: number) {
       const rows = await sql.all(PREPARE_INCOMING, {
-        accountPhones: pairs.map((p) => p.accountPhone), contactPhones: pairs.map((p) => p.contactPhone), count,
+        accountPhones: pairs.map((p) => p.accountPhone), contactPhones: pairs.map((p) => p.contactPhone), chatNames: pairs.map((p) => p.chatName),
+        count, now,
       });
       // bigint[] arrives as strings (only scalar BIGINTs are read as numbers).
       const messageIds = (rows.find((row) => row.message_ids !== null)?.message_ids ?? []).map(Number);

@@ -81,6 +81,35 @@ describe('chats made ahead by the sends\' prelude on PostgreSQL', () => {
   });
 });
 
+describe('chats made ahead by the incoming messages\' prelude on PostgreSQL', () => {
+  it('a batch with a refused message (its reply_to unknown, or a name too long): no chat of its own; the others have theirs', async () => {
+    const t = await testEngine({ database: new PgDatabase({ url: pgDatabase.url, poolSize: 2 }) });
+    try {
+      const ws = (await t.engine.admin.createWorkspace({ name: `Incoming ${Date.now()}`, quota: 3 })).workspace_id;
+      const account = `+1555${String(Date.now()).slice(-7)}`;
+      await t.engine.sim(ws).connect({ phone: account });
+      for (const event_type of ['chat:created', 'chat:received:created']) await t.engine.webhooks(ws).create({ event_type, url: 'https://example.com/hook' });
+      const sim = t.engine.sim(ws);
+      const contacts = [0, 1, 2, 3].map((i) => `+1415${String(Date.now()).slice(-6)}${i}`);
+      const results = await Promise.allSettled([
+        sim.receive({ to: account, from: contacts[0]!, text: 'hi', contact_name: 'Ann' }),
+        sim.receive({ to: account, from: contacts[1]!, text: 'hi', reply_to: '019bc186-de00-748d-91ef-08b255cd7099' }),
+        sim.receive({ to: account, from: contacts[2]!, text: 'hi', contact_name: 'n'.repeat(201) }),
+        sim.receive({ to: account, from: contacts[3]!, text: 'hi' }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      const chats = (await t.engine.workspace(ws).listChats(1)).items;
+      expect(chats.map((chat) => [chat.phone, chat.name]).sort()).toEqual([[contacts[0], 'Ann'], [contacts[3], contacts[3]]].sort());
+      const told = async (type: string) =>
+        (await t.ctx.sql.all(DELIVERIES, { type, ws })).map((row) => (JSON.parse(row.payload) as { chat: { chat_id: number } }).chat.chat_id).sort();
+      expect(await told('chat:created')).toEqual(chats.map((chat) => chat.id).sort());
+      expect(await told('chat:received:created')).toEqual(chats.map((chat) => chat.id).sort());
+    } finally {
+      await t.engine.close();
+    }
+  });
+});
+
 const DELIVERIES = query<{ payload: string }>(
   `SELECT d.payload FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
    WHERE d.event_type = @type AND s.workspace_id = @ws`,

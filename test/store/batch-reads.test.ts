@@ -63,15 +63,28 @@ describe('batch reads on PostgreSQL', () => {
       expect(byContact('+14155550898')).toMatchObject({ chat: null, created: null });
 
       const incoming = await engine.context.database.write(async (tx) =>
-        createBatchReadStore(tx).prepareIncoming([{ accountPhone: '+15550007003', contactPhone: '+14155550802' }, { accountPhone: '+15550009999', contactPhone: '+1415555000' }], 3),
+        createBatchReadStore(tx).prepareIncoming(
+          [
+            { accountPhone: '+15550007003', contactPhone: '+14155550802', chatName: 'Ignored: the chat exists' },
+            { accountPhone: '+15550009999', contactPhone: '+1415555000', chatName: '+1415555000' },
+            { accountPhone: '+15550007003', contactPhone: '+14155550803', chatName: 'Zed' },
+            { accountPhone: '+15550007003', contactPhone: '+14155550804', chatName: null },
+          ],
+          3,
+          5678,
+        ),
       );
       expect(incoming.messageIds).toHaveLength(3);
       expect(new Set(incoming.messageIds).size).toBe(3);
-      expect(incoming.rows).toHaveLength(1);
-      const [row] = incoming.rows;
-      expect(row!.account).toEqual(await stores.accounts.byPhone('+15550007003'));
-      expect(row!.chat).toEqual(await stores.chats.byPair(row!.account.id, '+14155550802'));
-      expect(row!.subscribed_events).toEqual(['message:new']);
+      expect(incoming.rows.map((row) => row.contact_phone).sort()).toEqual(['+14155550802', '+14155550803', '+14155550804']);
+      for (const row of incoming.rows) {
+        expect(row.account).toEqual(await stores.accounts.byPhone('+15550007003'));
+        expect(row.subscribed_events).toEqual(['message:new']);
+      }
+      const incomingFor = (phone: string) => incoming.rows.find((row) => row.contact_phone === phone)!;
+      expect(incomingFor('+14155550802')).toMatchObject({ chat: await stores.chats.byPair(incomingFor('+14155550802').account.id, '+14155550802'), created: null });
+      expect(incomingFor('+14155550803')).toMatchObject({ chat: null, created: { name: 'Zed', started_by: 'contact', created_at: 5678 } });
+      expect(incomingFor('+14155550804')).toMatchObject({ chat: null, created: null });
     } finally {
       await engine.close();
     }
