@@ -56,41 +56,46 @@ describe.each(sqliteAndPostgres(() => pgDatabase.url))('a stale "no chat" note o
   });
 });
 
-describe('chats made ahead by the sends\' prelude on PostgreSQL', () => {
-  it('a batch whose last send is over quota: its chat is gone, the others have theirs and their webhook deliveries', async () => {
+/**
+ * On PostgreSQL: a workspace with a connected account whose `events` are subscribed, contacts new to it, and
+ * the chat ids its outbox holds deliveries of `type` for (the outbox commits with the batch: an event of a
+ * failed write's chat, or of a batch run again, is not in it).
+ */
+async function subscribedWorkspace(t: Awaited<ReturnType<typeof testEngine>>, events: string[]) {
+  const stamp = String(Date.now());
+  const ws = (await t.engine.admin.createWorkspace({ name: `Ahead ${stamp}`, quota: 3 })).workspace_id;
+  const account = `+1555${stamp.slice(-7)}`;
+  await t.engine.sim(ws).connect({ phone: account });
+  for (const event_type of events) await t.engine.webhooks(ws).create({ event_type, url: 'https://example.com/hook' });
+  const contacts = [0, 1, 2, 3].map((i) => `+1415${stamp.slice(-6)}${i}`);
+  const told = async (type: string) =>
+    (await t.ctx.sql.all(DELIVERIES, { type, ws })).map((row) => (JSON.parse(row.payload) as { chat: { chat_id: number } }).chat.chat_id).sort();
+  return { ws, account, contacts, told };
+}
+
+describe('chats made ahead by the preludes on PostgreSQL', () => {
+  it('sends: a batch whose last send is over quota: its chat is gone, the others have theirs and their webhook deliveries', async () => {
     const t = await testEngine({ database: new PgDatabase({ url: pgDatabase.url, poolSize: 2 }) });
     try {
-      const ws = (await t.engine.admin.createWorkspace({ name: `Ahead ${Date.now()}`, quota: 3 })).workspace_id;
-      await t.engine.sim(ws).connect({ phone: `+1555${String(Date.now()).slice(-7)}` });
-      for (const event_type of ['chat:created', 'chat:sent:created']) await t.engine.webhooks(ws).create({ event_type, url: 'https://example.com/hook' });
+      const { ws, contacts, told } = await subscribedWorkspace(t, ['chat:created', 'chat:sent:created']);
       const api = t.engine.workspace(ws);
-      const contacts = [0, 1, 2, 3].map((i) => `+1415${String(Date.now()).slice(-6)}${i}`);
       // Asked in one turn: one batch, its writes in this order; the fourth finds the quota spent.
       const results = await Promise.allSettled(contacts.map((phone) => api.sendToPhone({ phone, text: 'x' })));
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
       const chats = (await api.listChats(1)).items;
       expect(chats.map((chat) => chat.phone).sort()).toEqual(contacts.slice(0, 3).sort());
-      // The outbox commits with the batch: an event of the failed send's chat, or of a batch run again, is not in it.
-      const told = async (type: string) =>
-        (await t.ctx.sql.all(DELIVERIES, { type, ws })).map((row) => (JSON.parse(row.payload) as { chat: { chat_id: number } }).chat.chat_id).sort();
       expect(await told('chat:created')).toEqual(chats.map((chat) => chat.id).sort());
       expect(await told('chat:sent:created')).toEqual(chats.map((chat) => chat.id).sort());
     } finally {
       await t.engine.close();
     }
   });
-});
 
-describe('chats made ahead by the incoming messages\' prelude on PostgreSQL', () => {
-  it('a batch with a refused message (its reply_to unknown, or a name too long): no chat of its own; the others have theirs', async () => {
+  it('incoming: a batch with refused messages (a reply_to unknown, a name too long): no chat of theirs; the others have theirs', async () => {
     const t = await testEngine({ database: new PgDatabase({ url: pgDatabase.url, poolSize: 2 }) });
     try {
-      const ws = (await t.engine.admin.createWorkspace({ name: `Incoming ${Date.now()}`, quota: 3 })).workspace_id;
-      const account = `+1555${String(Date.now()).slice(-7)}`;
-      await t.engine.sim(ws).connect({ phone: account });
-      for (const event_type of ['chat:created', 'chat:received:created']) await t.engine.webhooks(ws).create({ event_type, url: 'https://example.com/hook' });
+      const { ws, account, contacts, told } = await subscribedWorkspace(t, ['chat:created', 'chat:received:created']);
       const sim = t.engine.sim(ws);
-      const contacts = [0, 1, 2, 3].map((i) => `+1415${String(Date.now()).slice(-6)}${i}`);
       const results = await Promise.allSettled([
         sim.receive({ to: account, from: contacts[0]!, text: 'hi', contact_name: 'Ann' }),
         sim.receive({ to: account, from: contacts[1]!, text: 'hi', reply_to: '019bc186-de00-748d-91ef-08b255cd7099' }),
@@ -100,8 +105,6 @@ describe('chats made ahead by the incoming messages\' prelude on PostgreSQL', ()
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
       const chats = (await t.engine.workspace(ws).listChats(1)).items;
       expect(chats.map((chat) => [chat.phone, chat.name]).sort()).toEqual([[contacts[0], 'Ann'], [contacts[3], contacts[3]]].sort());
-      const told = async (type: string) =>
-        (await t.ctx.sql.all(DELIVERIES, { type, ws })).map((row) => (JSON.parse(row.payload) as { chat: { chat_id: number } }).chat.chat_id).sort();
       expect(await told('chat:created')).toEqual(chats.map((chat) => chat.id).sort());
       expect(await told('chat:received:created')).toEqual(chats.map((chat) => chat.id).sort());
     } finally {
