@@ -49,8 +49,9 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     // Read committed: on PostgreSQL the claim locks the jobs it takes and their accounts (SKIP LOCKED), so
     // replicas racing for the same job skip to the next instead of failing and retrying; each account's next
     // send slot is reserved before that lock is released at the commit, so spacing holds across replicas. One
-    // transaction claims the head of every account that is due (up to a batch): a commit per batch, not per
-    // message, and an account's next message is not due within it (its slot was just reserved).
+    // transaction claims the head of every account that is due (up to a batch), and of an unspaced account the
+    // messages after it in turn: a commit per batch, not per message; a spaced account's next message is not
+    // due within it (its slot was just reserved).
     return inWriteTransaction(
       ctx,
       async (tx) => {
