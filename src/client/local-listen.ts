@@ -24,6 +24,7 @@ export function createLocalListenClient(scope: () => ListenSessionsApi, pollMs =
       const queue = new AsyncQueue<ListenDeliveryDto>();
       const deduper = new DeliveryDeduper();
       let closed = false;
+      let closing: Promise<void> | undefined;
       let timer: NodeJS.Timeout | undefined;
       // Set once the first call to deliveries() starts the polling loop (one claim at a time, then a pause).
       let polling = false;
@@ -59,17 +60,19 @@ export function createLocalListenClient(scope: () => ListenSessionsApi, pollMs =
             throw error;
           }
         },
-        close: async () => {
-          if (closed) return;
-          closed = true;
-          if (timer !== undefined) clearTimeout(timer);
-          queue.end();
-          try {
-            await api.close(session.id);
-          } catch (error) {
-            if (!(isSvcError(error) && error.code === 'not_found')) throw error;
-          }
-        },
+        // Every caller gets the same outcome: a second call (the command's `finally` after Ctrl-C's) waits for
+        // the removal under way instead of returning at once, so the engine is not closed under it.
+        close: () =>
+          (closing ??= (async () => {
+            closed = true;
+            if (timer !== undefined) clearTimeout(timer);
+            queue.end();
+            try {
+              await api.close(session.id);
+            } catch (error) {
+              if (!(isSvcError(error) && error.code === 'not_found')) throw error;
+            }
+          })()),
       };
       options.onStatus?.({ kind: 'connected', reconnected: false });
       return listen;
