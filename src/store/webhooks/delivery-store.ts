@@ -103,8 +103,9 @@ const REDELIVER = query<{ id: number }>(`INSERT INTO webhook_deliveries
 /**
  * The durable webhook outbox over the tables of migration 002, on one executor: the engine's autocommit one
  * or one transaction's (`createStores` builds one per transaction, so the factory builds nothing but the
- * object). It knows nothing of the engine: the engine calls `enqueueEvent` inside the transaction that makes
- * the change. `claim` and `record` must run inside a write transaction; workers go through the delivery outbox
+ * object). It knows nothing of the engine: the engine calls `enqueueEvent` (`enqueueWorkspaceEvents` for many)
+ * inside the transaction that makes the change. `claim` and `record` must run inside a write transaction;
+ * workers go through the delivery outbox
  * (delivery-outbox.ts), which opens one for them. `newMessageId` names an event's deliveries (their
  * `webhook-id`) when the caller gives no id: the signing rules' `generateMessageId` (src/webhooks/signature.ts).
  */
