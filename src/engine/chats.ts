@@ -18,6 +18,9 @@ export function chatNameOf(value: string, field = 'name'): string {
   if (name.length === 0 || name.length > MAX_CHAT_NAME) throw invalid(`${field} must be 1 to ${MAX_CHAT_NAME} characters`);
   return name;
 }
+/** The name a new chat with `contactPhone` takes: the name asked for, else the phone; refused as `chatNameOf` refuses. */
+export const newChatName = (contactPhone: string, preferredName: string | undefined): string =>
+  preferredName === undefined || preferredName.trim() === '' ? contactPhone : chatNameOf(preferredName, 'chat_name');
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
@@ -44,8 +47,7 @@ export async function findOrCreateChat(
   // A new chat takes the workspace's row lock first (PostgreSQL; SQLite has one writer anyway): two sends to
   // the same new contact, or two chats wanting the same free name, are then created one after the other.
   await lockWorkspaceOnce(ctx, workspaceId);
-  const chosen = preferredName === undefined || preferredName.trim() === '' ? contactPhone : chatNameOf(preferredName, 'chat_name');
-  const { chat, created } = await insertWithFreeName(ctx, account, contactPhone, chosen, startedBy);
+  const { chat, created } = await insertWithFreeName(ctx, account, contactPhone, newChatName(contactPhone, preferredName), startedBy);
   ctx.sql.memo?.set(key, chat);
   if (created) await emitChatCreated(ctx, chat);
   return created ? chat : takeChatMadeAhead(ctx, chat);

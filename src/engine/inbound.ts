@@ -2,7 +2,7 @@ import { memoKeys } from './memo-keys.js';
 import type { IncomingMessage, NetworkEvents } from '../network/driver.js';
 import { accountOfWorkspace, changeAccountStatus } from './accounts.js';
 import { timeOrderedUid } from './time-ordered-uid.js';
-import { chatNameOf, findOrCreateChat } from './chats.js';
+import { findOrCreateChat, newChatName } from './chats.js';
 import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
 import { invalid, notFound } from '../wire/errors.js';
 import { fileOfWorkspace } from './files.js';
@@ -68,14 +68,13 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
     return { messageUid: uid, chatId: chat.id };
     // Group commit, as for sends: the messages of one turn share a transaction. READ COMMITTED is enough: a new
     // chat is made behind its workspace's row lock, and the rest only inserts.
-  }, { grouped: true, isolation: 'read committed', prelude: preludeShare(prepareIncoming, { accountPhone: message.accountPhone, contactPhone: message.contactPhone, chatName: newChatName(message), now: ctx.clock.now() }) });
+  }, { grouped: true, isolation: 'read committed', prelude: preludeShare(prepareIncoming, { accountPhone: message.accountPhone, contactPhone: message.contactPhone, chatName: chatNameAhead(message), now: ctx.clock.now() }) });
 }
 
-/** The name a new chat with the contact takes, as findOrCreateChat would choose it; null when it would refuse it. */
-function newChatName(message: IncomingMessage): string | null {
-  if (message.contactName === undefined || message.contactName.trim() === '') return message.contactPhone;
+/** The name a chat made ahead for the message takes (`newChatName`); null, none made, where the write will refuse it. */
+function chatNameAhead(message: IncomingMessage): string | null {
   try {
-    return chatNameOf(message.contactName, 'chat_name');
+    return newChatName(message.contactPhone, message.contactName);
   } catch {
     return null;
   }

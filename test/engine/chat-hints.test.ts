@@ -5,27 +5,20 @@
  * reads without the lock): the insert must then find that chat, on both stores, and emit no chat event. The
  * sends' prelude on PostgreSQL makes the missing chats ahead: a send that fails leaves none behind.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findOrCreateChat } from '../../src/engine/chats.js';
 import { inWriteTransaction } from '../../src/engine/context.js';
 import { memoKeys } from '../../src/engine/memo-keys.js';
 import type { AccountRow } from '../../src/store/account-store.js';
-import type { TestDatabase } from '../support/postgres.js';
 import { recordingSink } from '../support/engine-fixtures.js';
-import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
+import { postgresForThisFile, sqliteAndPostgres } from '../support/store-engine.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { query } from '../../src/store/sql.js';
 import { testEngine } from '../support/test-engine.js';
 
-let pgDatabase: TestDatabase;
-beforeAll(async () => {
-  pgDatabase = await createMigratedTestDatabase('chathints');
-});
-afterAll(async () => {
-  await pgDatabase?.drop();
-});
+const pgUrl = postgresForThisFile('chathints');
 
-describe.each(sqliteAndPostgres(() => pgDatabase.url))('a stale "no chat" note on %s', (_, open) => {
+describe.each(sqliteAndPostgres(() => pgUrl()))('a stale "no chat" note on %s', (_, open) => {
   it('finds the chat that exists, makes no second one and emits nothing; a true note creates the chat with its events', async () => {
     const sink = recordingSink();
     const t = await testEngine({ database: open(), events: sink.parts });
@@ -75,7 +68,7 @@ async function subscribedWorkspace(t: Awaited<ReturnType<typeof testEngine>>, ev
 
 describe('chats made ahead by the preludes on PostgreSQL', () => {
   it('sends: a batch whose last send is over quota: its chat is gone, the others have theirs and their webhook deliveries', async () => {
-    const t = await testEngine({ database: new PgDatabase({ url: pgDatabase.url, poolSize: 2 }) });
+    const t = await testEngine({ database: new PgDatabase({ url: pgUrl(), poolSize: 2 }) });
     try {
       const { ws, contacts, told } = await subscribedWorkspace(t, ['chat:created', 'chat:sent:created']);
       const api = t.engine.workspace(ws);
@@ -92,7 +85,7 @@ describe('chats made ahead by the preludes on PostgreSQL', () => {
   });
 
   it('incoming: a batch with refused messages (a reply_to unknown, a name too long): no chat of theirs; the others have theirs', async () => {
-    const t = await testEngine({ database: new PgDatabase({ url: pgDatabase.url, poolSize: 2 }) });
+    const t = await testEngine({ database: new PgDatabase({ url: pgUrl(), poolSize: 2 }) });
     try {
       const { ws, account, contacts, told } = await subscribedWorkspace(t, ['chat:created', 'chat:received:created']);
       const sim = t.engine.sim(ws);

@@ -3,25 +3,18 @@
  * transaction (on PostgreSQL: one transaction id for all their rows), and a send that fails in the middle of
  * a batch, after it wrote its chat and message, undoes only itself while the others commit.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { isSvcError } from '../../src/wire/errors.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { createStores } from '../../src/engine/context.js';
 import { query } from '../../src/store/sql.js';
-import type { TestDatabase } from '../support/postgres.js';
-import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
+import { postgresForThisFile, sqliteAndPostgres } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 
-let pgDatabase: TestDatabase;
-beforeAll(async () => {
-  pgDatabase = await createMigratedTestDatabase('groupsend');
-});
-afterAll(async () => {
-  await pgDatabase?.drop();
-});
+const pgUrl = postgresForThisFile('groupsend');
 
-const stores = sqliteAndPostgres(() => pgDatabase.url, 4);
+const stores = sqliteAndPostgres(() => pgUrl(), 4);
 
 const COUNT = (table: string) => query<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = @ws`);
 const JOBS = query<{ n: number }>("SELECT COUNT(*) AS n FROM jobs j JOIN messages m ON m.id = j.ref_id WHERE j.kind = 'send' AND m.workspace_id = @ws");

@@ -4,30 +4,26 @@
  * stores they leave in acceptance order, a spaced account still sends one per slot, and a message the network
  * could not take for a passing reason stops its account's run there, so nothing overtakes it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DeliveryOutcome, DeliveryRequest } from '../../src/network/driver.js';
 import { FakeClock } from '../../src/wire/clock.js';
 import { SvcError } from '../../src/wire/errors.js';
-import type { TestDatabase } from '../support/postgres.js';
 import { RecordingSim } from '../support/engine-fixtures.js';
-import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
+import { postgresForThisFile, sqliteAndPostgres } from '../support/store-engine.js';
 import { fixedRandom, testEngine } from '../support/test-engine.js';
 
-let pgDatabase: TestDatabase;
-beforeAll(async () => {
-  pgDatabase = await createMigratedTestDatabase('unspaced');
-});
-afterAll(async () => {
-  await pgDatabase?.drop();
-});
+const pgUrl = postgresForThisFile('unspaced');
 
 /** The sim network, refusing chosen messages once with the store's passing `unavailable`. */
 class FlakySim extends RecordingSim {
   readonly refuseOnce = new Set<string>();
   /** Every hand-over, refused ones included. */
   readonly attempts: string[] = [];
+  /** Called at each hand-over, before it (to look at the queue while a claim's run is under way). */
+  beforeHandOver: (request: DeliveryRequest) => Promise<void> = async () => undefined;
   override async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
     this.attempts.push(request.messageUid);
+    await this.beforeHandOver(request);
     if (this.refuseOnce.delete(request.messageUid)) throw new SvcError('unavailable', 'the store is busy');
     return super.deliver(request);
   }
@@ -36,7 +32,7 @@ class FlakySim extends RecordingSim {
 const SPACED = '+15550000001';
 let accountNumber = 7000;
 
-describe.each(sqliteAndPostgres(() => pgDatabase.url))('unspaced runs on %s', (_, open) => {
+describe.each(sqliteAndPostgres(() => pgUrl()))('unspaced runs on %s', (_, open) => {
   async function setUp() {
     const clock = new FakeClock();
     const database = open();
@@ -59,10 +55,18 @@ describe.each(sqliteAndPostgres(() => pgDatabase.url))('unspaced runs on %s', (_
     return { t, clock, network, ws, accepted, spaced, deliveredFrom, unspaced };
   }
 
-  it('one runDue sends every message of the unspaced account, in acceptance order; the spaced one sends one', async () => {
-    const { t, accepted, spaced, deliveredFrom, unspaced } = await setUp();
+  it('one runDue sends every message of the unspaced account, in acceptance order, 8 to a claim; the spaced one sends one', async () => {
+    const { t, network, ws, accepted, spaced, deliveredFrom, unspaced } = await setUp();
     try {
+      // When the first message is handed over, its claim has taken the next 7 too (Sending), not the ninth.
+      let statusesAtFirst: string[] = [];
+      network.beforeHandOver = async (request) => {
+        if (request.messageUid !== accepted[0]) return;
+        const api = t.engine.workspace(ws);
+        statusesAtFirst = await Promise.all(accepted.slice(0, 9).map(async (uid) => (await api.getMessage(uid)).status));
+      };
       expect(await t.engine.workers.runDue()).toBe(21);
+      expect(statusesAtFirst).toEqual([...Array<string>(8).fill('Sending'), 'Pending']);
       expect(deliveredFrom(unspaced)).toEqual(accepted);
       expect(deliveredFrom(SPACED)).toEqual(spaced.slice(0, 1));
     } finally {

@@ -2,26 +2,19 @@
  * The batch preludes' reads (PostgreSQL) return what the single-row reads they stand for return: the same
  * workspace, default sender and chat rows, field for field and type for type, though they come back as JSON.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { createBatchReadStore } from '../../src/store/batch-read-store.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
-import type { TestDatabase } from '../support/postgres.js';
-import { createMigratedTestDatabase } from '../support/store-engine.js';
+import { postgresForThisFile } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 
-let pgDatabase: TestDatabase;
-beforeAll(async () => {
-  pgDatabase = await createMigratedTestDatabase('batchreads');
-});
-afterAll(async () => {
-  await pgDatabase?.drop();
-});
+const pgUrl = postgresForThisFile('batchreads');
 
 describe('batch reads on PostgreSQL', () => {
   it('answer as the single-row reads do; the sends\' prelude makes the chats that do not exist', async () => {
-    const engine = createEngine({ database: new PgDatabase({ url: pgDatabase.url, poolSize: 2 }), clock: new FakeClock(), random: fixedRandom() });
+    const engine = createEngine({ database: new PgDatabase({ url: pgUrl(), poolSize: 2 }), clock: new FakeClock(), random: fixedRandom() });
     try {
       const [a, b, none] = await Promise.all(['A', 'B', 'None'].map(async (name) => (await engine.admin.createWorkspace({ name, quota: 10 })).workspace_id)) as [number, number, number];
       await engine.sim(a).connect({ phone: '+15550007001' });

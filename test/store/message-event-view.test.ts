@@ -3,22 +3,15 @@
  * field for field and type for type, on both stores: on PostgreSQL one statement for many messages or chats,
  * returning JSON.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
-import type { TestDatabase } from '../support/postgres.js';
-import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
+import { postgresForThisFile, sqliteAndPostgres } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 
-let pgDatabase: TestDatabase;
-beforeAll(async () => {
-  pgDatabase = await createMigratedTestDatabase('eventview');
-});
-afterAll(async () => {
-  await pgDatabase?.drop();
-});
+const pgUrl = postgresForThisFile('eventview');
 
-const stores = sqliteAndPostgres(() => pgDatabase.url, 2);
+const stores = sqliteAndPostgres(() => pgUrl(), 2);
 
 describe.each(stores)('message event view on %s', (_, open) => {
   it('answers as the single-row reads do: a sent message with a file, a received one with reactions, a missing one, their chats', async () => {

@@ -3,22 +3,15 @@
  * it one statement: a new delivery is recorded, a second hand-over of the same message answers the first id,
  * and a number marked unreachable in the sender's workspace is refused (in that workspace only).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
-import type { TestDatabase } from '../support/postgres.js';
-import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
+import { postgresForThisFile, sqliteAndPostgres } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 
-let pgDatabase: TestDatabase;
-beforeAll(async () => {
-  pgDatabase = await createMigratedTestDatabase('simhandover');
-});
-afterAll(async () => {
-  await pgDatabase?.drop();
-});
+const pgUrl = postgresForThisFile('simhandover');
 
-describe.each(sqliteAndPostgres(() => pgDatabase.url))('sim hand-over on %s', (_, open) => {
+describe.each(sqliteAndPostgres(() => pgUrl()))('sim hand-over on %s', (_, open) => {
   it('records once, answers the earlier id again, and refuses a number unreachable in the sender\'s workspace', async () => {
     const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom() });
     try {

@@ -4,30 +4,23 @@
  * event, in the order of the events, the deliveries of one event sharing one webhook-id; nothing for an event
  * nobody subscribes to.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { createDeliveryStore } from '../../src/store/webhooks/delivery-store.js';
 import { query } from '../../src/store/sql.js';
 import { generateMessageId } from '../../src/webhooks/signature.js';
-import type { TestDatabase } from '../support/postgres.js';
-import { createMigratedTestDatabase, sqliteAndPostgres } from '../support/store-engine.js';
+import { postgresForThisFile, sqliteAndPostgres } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 
-let pgDatabase: TestDatabase;
-beforeAll(async () => {
-  pgDatabase = await createMigratedTestDatabase('eventsoutbox');
-});
-afterAll(async () => {
-  await pgDatabase?.drop();
-});
+const pgUrl = postgresForThisFile('eventsoutbox');
 
 const DELIVERIES = query<{ id: number; subscription_id: number; webhook_msg_id: string; event_type: string; payload: string; status: string }>(
   `SELECT d.id, d.subscription_id, d.webhook_msg_id, d.event_type, d.payload, d.status FROM webhook_deliveries d
    JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE s.workspace_id IN (@a, @b) ORDER BY d.id`,
 );
 
-describe.each(sqliteAndPostgres(() => pgDatabase.url))('workspace events into the outbox on %s', (_, open) => {
+describe.each(sqliteAndPostgres(() => pgUrl()))('workspace events into the outbox on %s', (_, open) => {
   it('one delivery per matching subscription, in event order, one webhook-id per event', async () => {
     const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom() });
     try {

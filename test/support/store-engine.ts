@@ -2,6 +2,7 @@
  * Engines on either store, so a suite can run once per store with `for (const store of STORES)`: SQLite in
  * memory, or a fresh, migrated PostgreSQL database of its own on the test server (dropped by `drop`).
  */
+import { afterAll, beforeAll } from 'vitest';
 import type { FakeClock } from '../../src/wire/clock.js';
 import type { EngineParts } from '../../src/runtime/create-engine.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -20,6 +21,21 @@ export async function storeDatabase(store: Store): Promise<{ database: SqlDataba
   if (store === 'sqlite') return { database: new SqliteDatabase(openDatabase(':memory:')), drop: async () => undefined };
   const created = await createMigratedTestDatabase('store_engine');
   return { database: new PgDatabase({ url: created.url, poolSize: 4 }), drop: () => created.drop() };
+}
+
+/**
+ * A migrated PostgreSQL database for the tests of the calling file: made before them, dropped after them.
+ * Returns its URL (read it inside a test or hook, once the database is made).
+ */
+export function postgresForThisFile(label: string): () => string {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createMigratedTestDatabase(label);
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  return () => database!.url;
 }
 
 /** An empty PostgreSQL database for one test file, migrated to the current schema. */

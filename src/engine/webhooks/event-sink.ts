@@ -1,5 +1,5 @@
 import { memoKeys } from '../memo-keys.js';
-import { readOnce, type EngineContext, type EventSink } from '../context.js';
+import type { EngineContext, EventSink } from '../context.js';
 import type { DomainEvent } from '../events.js';
 import { buildEventPayloads, partnerEventPayload, type WorkspaceEvent } from './payloads.js';
 import { WEBHOOKS_WAKE } from './runtime.js';
@@ -65,14 +65,11 @@ export function createWebhookEventSink(_ctx: EngineContext, next?: EventSink): E
       if (queued.length > 0) tx.wake(WEBHOOKS_WAKE);
       return;
     }
-    const deferred = tx.sql.deferred;
-    if (deferred === undefined) {
-      const wanted = await readOnce(tx, memoKeys.wants(event.workspaceId, event.type), async () => ({ yes: await tx.stores.webhooks.workspaceWants(event.workspaceId, event.type) }));
-      if (wanted?.yes === true) await writeLaterEvents([{ tx, event, now }]);
-      return;
-    }
     if ((tx.sql.memo?.get(memoKeys.wants(event.workspaceId, event.type)) as Wanted | undefined)?.yes === false) return;
-    deferred.addLater({ run: writeLaterEvents as (args: unknown[]) => Promise<void>, arg: { tx, event, now } satisfies LaterEvent });
+    const later: LaterEvent = { tx, event, now };
+    // Every write transaction defers; an executor without `deferred` (none emits today) writes at once.
+    if (tx.sql.deferred === undefined) await writeLaterEvents([later]);
+    else tx.sql.deferred.addLater({ run: writeLaterEvents as (args: unknown[]) => Promise<void>, arg: later });
   };
 
   return {

@@ -114,45 +114,49 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
   let pickerOf: DeliveryPicker | undefined;
   const picker = (): DeliveryPicker => (pickerOf ??= createDeliveryPicker(sql));
 
+  const body = (payload: unknown): string => (typeof payload === 'string' ? payload : JSON.stringify(payload));
+
   /** Writes one pending delivery for one subscription (test events use this directly). */
   const enqueue = async (input: { subscriptionId: number; eventType: string; payload: unknown; now: number; msgId?: string }): Promise<number> => {
     const row = await sql.get(INSERT, {
       subscriptionId: input.subscriptionId,
       msgId: input.msgId ?? newMessageId(),
       eventType: input.eventType,
-      payload: typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload),
+      payload: body(input.payload),
       now: input.now,
     });
     return row!.id;
   };
 
+  /**
+   * Writes one pending delivery per enabled subscription of the scope that names `eventType`, all sharing
+   * one `webhook-id`. Call it inside the transaction of the change that caused the event. Returns the
+   * delivery ids (empty when nobody subscribed).
+   */
+  const enqueueEvent = async (input: {
+    workspaceId?: number | null;
+    partnerId?: number | null;
+    eventType: string;
+    payload: unknown;
+    now: number;
+    /** The `webhook-id` all its deliveries share; a fresh one when absent. */
+    msgId?: string;
+  }): Promise<number[]> => {
+    const rows = await sql.all(INSERT_FOR_EVENT, {
+      msgId: input.msgId ?? newMessageId(),
+      eventType: input.eventType,
+      payload: body(input.payload),
+      now: input.now,
+      workspaceId: input.workspaceId ?? null,
+      partnerId: input.partnerId ?? null,
+    });
+    return rows.map((row) => row.id).sort((a, b) => a - b);
+  };
+
   return {
     dialect: sql.dialect,
 
-    /**
-     * Writes one pending delivery per enabled subscription of the scope that names `eventType`, all sharing
-     * one `webhook-id`. Call it inside the transaction of the change that caused the event. Returns the
-     * delivery ids (empty when nobody subscribed).
-     */
-    async enqueueEvent(input: {
-      workspaceId?: number | null;
-      partnerId?: number | null;
-      eventType: string;
-      payload: unknown;
-      now: number;
-      /** The `webhook-id` all its deliveries share; a fresh one when absent. */
-      msgId?: string;
-    }): Promise<number[]> {
-      const rows = await sql.all(INSERT_FOR_EVENT, {
-        msgId: input.msgId ?? newMessageId(),
-        eventType: input.eventType,
-        payload: typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload),
-        now: input.now,
-        workspaceId: input.workspaceId ?? null,
-        partnerId: input.partnerId ?? null,
-      });
-      return rows.map((row) => row.id).sort((a, b) => a - b);
-    },
+    enqueueEvent,
 
     /**
      * `enqueueEvent` for several workspace events at once, in their order: one statement on PostgreSQL, where
@@ -160,19 +164,15 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
      * deliveries written.
      */
     async enqueueWorkspaceEvents(events: ReadonlyArray<{ workspaceId: number; eventType: string; payload: unknown; now: number }>): Promise<number> {
-      const bodies = events.map((event) => (typeof event.payload === 'string' ? event.payload : JSON.stringify(event.payload)));
       if (sql.dialect !== 'postgres') {
         let written = 0;
-        for (const [i, event] of events.entries()) {
-          const params = { msgId: newMessageId(), eventType: event.eventType, payload: bodies[i], now: event.now, workspaceId: event.workspaceId, partnerId: null };
-          written += (await sql.all(INSERT_FOR_EVENT, params)).length;
-        }
+        for (const event of events) written += (await enqueueEvent(event)).length;
         return written;
       }
       if (events.length === 0) return 0;
       return sql.run(INSERT_FOR_EVENTS, {
         msgIds: events.map(() => newMessageId()), eventTypes: events.map((e) => e.eventType), workspaceIds: events.map((e) => e.workspaceId),
-        payloads: bodies, nows: events.map((e) => e.now),
+        payloads: events.map((e) => body(e.payload)), nows: events.map((e) => e.now),
       });
     },
 

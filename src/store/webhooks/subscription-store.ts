@@ -81,10 +81,7 @@ export function createSubscriptionStore(sql: SqlExecutor) {
     update: async (s: { id: number; eventType: string; url: string; enabled: boolean; now: number }): Promise<void> =>
       void (await sql.run(UPDATE, { id: s.id, eventType: s.eventType, url: s.url, enabled: s.enabled ? 1 : 0, now: s.now })),
     remove: async (id: number): Promise<void> => void (await sql.run(REMOVE, { id })),
-    /** True when some enabled subscription of the workspace names this event. */
-    workspaceWants: async (workspaceId: number, eventType: string): Promise<boolean> =>
-      (await sql.get(ANY_WORKSPACE, { workspaceId, eventType })) !== undefined,
-    /** The pairs among `pairs` that `workspaceWants` would answer true for. */
+    /** The (workspace, event) pairs among `pairs` that some enabled subscription of the workspace names. */
     async workspacesWanting(pairs: ReadonlyArray<{ workspaceId: number; eventType: string }>): Promise<Array<{ workspaceId: number; eventType: string }>> {
       if (sql.dialect !== 'postgres') {
         const wanted = [];
