@@ -48,6 +48,11 @@ export function postgresOnly<Row = unknown>(text: string): Statement<Row> {
   return query<Row>({ sqlite: '', postgres: text });
 }
 
+/** A statement only SQLite runs, where PostgreSQL runs one `postgresOnly` statement instead. */
+export function sqliteOnly<Row = unknown>(text: string): Statement<Row> {
+  return query<Row>({ sqlite: text, postgres: '' });
+}
+
 /** Runs statements on one connection or pool; in a transaction, on that transaction's connection. */
 export interface SqlExecutor {
   readonly dialect: Dialect;
