@@ -4,7 +4,7 @@
  * stores they leave in acceptance order, a spaced account still sends one per slot, and a message the network
  * could not take for a passing reason stops its account's run there, so nothing overtakes it.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { DeliveryOutcome, DeliveryRequest } from '../../src/network/driver.js';
 import { FakeClock } from '../../src/wire/clock.js';
 import { SvcError } from '../../src/wire/errors.js';
@@ -32,7 +32,7 @@ class FlakySim extends RecordingSim {
 const SPACED = '+15550000001';
 let accountNumber = 7000;
 
-describe.each(sqliteAndPostgres(() => pgUrl()))('unspaced runs on %s', (_, open) => {
+describe.each(sqliteAndPostgres(() => pgUrl()))('unspaced runs on %s', (store, open) => {
   async function setUp() {
     const clock = new FakeClock();
     const database = open();
@@ -69,6 +69,19 @@ describe.each(sqliteAndPostgres(() => pgUrl()))('unspaced runs on %s', (_, open)
       expect(statusesAtFirst).toEqual([...Array<string>(8).fill('Sending'), 'Pending']);
       expect(deliveredFrom(unspaced)).toEqual(accepted);
       expect(deliveredFrom(SPACED)).toEqual(spaced.slice(0, 1));
+    } finally {
+      await t.engine.close();
+    }
+  });
+
+  it('a claim right after a batch that did work skips the look for due work on PostgreSQL (a round trip); SQLite looks first each time', async () => {
+    const { t, accepted, deliveredFrom, unspaced } = await setUp();
+    try {
+      const looks = vi.spyOn(t.ctx.stores.jobs, 'nextSendTime');
+      await t.engine.workers.runDue();
+      expect(deliveredFrom(unspaced)).toEqual(accepted);
+      // Claims of 8 unspaced messages (and the spaced head), 8 and 4, then one that finds nothing due.
+      expect(looks).toHaveBeenCalledTimes(store === 'PostgreSQL' ? 1 : 4);
     } finally {
       await t.engine.close();
     }
