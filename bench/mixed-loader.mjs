@@ -9,6 +9,8 @@ const tokens = tokenList.split(',');
 const accounts = (process.env.ACCOUNTS ?? '').split(',');
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
 const sent = {};
+// When each send and incoming message was answered (its commit): splits a webhook's latency into answer and delivery.
+const answered = {};
 let requests = 0;
 let non2xx = 0;
 let errors = 0;
@@ -21,14 +23,15 @@ async function fire(i) {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   let path = '/api/chats';
   let body;
+  let text;
   if (kind === 'send') {
     path = '/api/messages';
-    const text = `lat-s${i}`;
+    text = `lat-s${i}`;
     body = JSON.stringify({ phone: `+1415${String(5_000_000 + (i % 5000))}`, text });
     sent[text] = Date.now();
   } else if (kind === 'incoming') {
     path = '/sim/messages';
-    const text = `lat-i${i}`;
+    text = `lat-i${i}`;
     body = JSON.stringify({ from: `+4915${String(100_000_000 + (i % 5000))}`, to: accounts[ws], text });
     sent[text] = Date.now();
   }
@@ -36,6 +39,7 @@ async function fire(i) {
   try {
     const res = await request(`${base}${path}`, { method: body === undefined ? 'GET' : 'POST', body, headers, dispatcher: agent });
     await res.body.text();
+    if (text !== undefined) answered[text] = Date.now();
     requests += 1;
     if (res.statusCode >= 300) non2xx += 1;
   } catch {
@@ -55,4 +59,4 @@ while (Date.now() - started < seconds * 1000) {
 }
 await Promise.all(pending);
 await agent.close();
-console.log(JSON.stringify({ issued, requests, non_2xx: non2xx, errors, achieved_per_second: Math.round(issued / seconds), sent }));
+console.log(JSON.stringify({ issued, requests, non_2xx: non2xx, errors, achieved_per_second: Math.round(issued / seconds), sent, answered }));

@@ -6,7 +6,8 @@
 //
 //   node bench/stores.mjs [BUILT_CHECKOUT ...]     # several builds: each measured on both stores, same rounds
 //   BENCH_ROUNDS (2), BENCH_SECONDS (8), BENCH_CONNECTIONS (32), SVC_BENCH_PG_URL,
-//   BENCH_STORES (sqlite,postgres: which stores to run, e.g. postgres to compare builds on it alone)
+//   BENCH_STORES (sqlite,postgres: which stores to run, e.g. postgres to compare builds on it alone),
+//   BENCH_KINDS (sends,incoming), BENCH_TENANTS (1,8): a subset of the shapes, to judge one change quickly
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,11 +93,11 @@ const round2 = (n) => Math.round(n * 100) / 100;
  * Every build × store × request kind × tenants shape, `rounds` times; within a round the stores (and builds)
  * alternate their order, so a load that other work puts on the machine falls on both alike.
  */
-export async function measureStores(builds, { seconds, connections, rounds = 2, stores = ['sqlite', 'postgres'], log = () => undefined }) {
+export async function measureStores(builds, { seconds, connections, rounds = 2, stores = ['sqlite', 'postgres'], kinds = ['sends', 'incoming'], shapes = [1, TENANTS], log = () => undefined }) {
   const runs = {};
   for (let r = 0; r < rounds; r += 1) {
-    for (const kind of ['sends', 'incoming']) {
-      for (const tenants of [1, TENANTS]) {
+    for (const kind of kinds) {
+      for (const tenants of shapes) {
         const order = [];
         for (const build of builds) for (const store of stores) order.push({ build, store });
         for (const { build, store } of r % 2 === 0 ? order : order.reverse()) {
@@ -152,6 +153,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
     rounds: Number(process.env.BENCH_ROUNDS ?? 2),
     stores: (process.env.BENCH_STORES ?? 'sqlite,postgres').split(','),
+    kinds: (process.env.BENCH_KINDS ?? 'sends,incoming').split(','),
+    shapes: (process.env.BENCH_TENANTS ?? `1,${TENANTS}`).split(',').map(Number),
     log: (line) => console.error(line),
   });
   console.log(JSON.stringify(summary, null, 2));

@@ -81,7 +81,14 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate }
   const latency = (prefix) => {
     const mine = texts.filter((t) => t.startsWith(prefix));
     const ms = mine.filter((t) => t in arrivals).map((t) => arrivals[t] - loader.sent[t]);
-    return { count: ms.length, of: mine.length, p50: round2(percentile(ms, 50)), p99: round2(percentile(ms, 99)) };
+    // Where the time went: the request until its answer (its commit), and the answer until the webhook arrived.
+    const answeredMs = mine.filter((t) => t in loader.answered).map((t) => loader.answered[t] - loader.sent[t]);
+    const afterAnswer = mine.filter((t) => t in arrivals && t in loader.answered).map((t) => arrivals[t] - loader.answered[t]);
+    return {
+      count: ms.length, of: mine.length, p50: round2(percentile(ms, 50)), p99: round2(percentile(ms, 99)),
+      answered_p50: round2(percentile(answeredMs, 50)), answered_p99: round2(percentile(answeredMs, 99)),
+      answer_to_webhook_p50: round2(percentile(afterAnswer, 50)), answer_to_webhook_p99: round2(percentile(afterAnswer, 99)),
+    };
   };
   return {
     requested_per_second: rate,
