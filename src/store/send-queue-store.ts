@@ -77,9 +77,12 @@ const APPLY_CLAIMS = postgresOnly(
    UPDATE messages m SET status = 'Sending' FROM claims c WHERE m.id = c.message_id AND m.status = 'Pending'`,
 );
 
-const MESSAGES_BY_IDS = postgresOnly<MessageRow>(`${SELECT_MESSAGE} WHERE m.id = ANY(@ids::bigint[])`);
 const REMOVE_JOB = query(`DELETE FROM jobs WHERE kind = 'send' AND ref_id = @refId`);
-const REMOVE_JOBS = postgresOnly(`DELETE FROM jobs WHERE kind = 'send' AND ref_id = ANY(@refIds::bigint[])`);
+// The jobs' removal and the messages' read in one round trip (the read sees the messages, which it does not change).
+const REMOVE_JOBS_READ_MESSAGES = postgresOnly<MessageRow>(
+  `WITH removed AS (DELETE FROM jobs WHERE kind = 'send' AND ref_id = ANY(@ids::bigint[]))
+   ${SELECT_MESSAGE} WHERE m.id = ANY(@ids::bigint[])`,
+);
 const MARK_SENT = query(`UPDATE messages SET status = 'Sent', network_message_id = @networkMessageId, sent_at = @now WHERE id = @id`);
 const MARK_ALL_SENT = postgresOnly(
   `UPDATE messages m SET status = 'Sent', network_message_id = s.network_message_id, sent_at = @now
@@ -133,23 +136,26 @@ export function createSendQueueStore(sql: SqlExecutor) {
       }
     },
 
-    /** The messages `ids` as they are now, by id (a deleted one has none). */
-    async messagesByIds(ids: readonly number[]): Promise<Map<number, MessageRow>> {
-      await flushReceived(sql);
-      const rows = postgres
-        ? await sql.all(MESSAGES_BY_IDS, { ids })
-        : (await Promise.all(ids.map((id) => sql.get(MESSAGE_BY_ID, { id })))).filter((row) => row !== undefined);
-      return new Map(rows.map((row) => [row.id, row]));
-    },
-
     /**
-     * Removes the send jobs of messages `refIds`, by message and not job id: SQLite reuses a deleted job's
-     * rowid, so a late finisher could hit a newer job.
+     * Removes the send jobs of the messages `ids` and returns the messages as they are now, by id (a deleted one
+     * has none). By message and not job id: SQLite reuses a deleted job's rowid, so a late finisher could hit a
+     * newer job.
      */
-    async removeJobsOf(refIds: readonly number[]): Promise<void> {
-      if (refIds.length === 0) return;
-      if (postgres) await sql.run(REMOVE_JOBS, { refIds });
-      else for (const refId of refIds) await sql.run(REMOVE_JOB, { refId });
+    async finishJobsOf(ids: readonly number[]): Promise<Map<number, MessageRow>> {
+      if (ids.length === 0) return new Map();
+      await flushReceived(sql);
+      let rows: MessageRow[];
+      if (postgres) {
+        rows = await sql.all(REMOVE_JOBS_READ_MESSAGES, { ids });
+      } else {
+        rows = [];
+        for (const id of ids) {
+          const row = await sql.get(MESSAGE_BY_ID, { id });
+          if (row !== undefined) rows.push(row);
+          await sql.run(REMOVE_JOB, { refId: id });
+        }
+      }
+      return new Map(rows.map((row) => [row.id, row]));
     },
 
     async markAllSent(sent: ReadonlyArray<{ id: number; networkMessageId: string | null }>, now: number): Promise<void> {

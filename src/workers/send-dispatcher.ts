@@ -42,8 +42,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     // A plain read first: most polls find nothing due, and they should not take the write lock for it. The
     // earliest time a queue head is due is due now exactly when some head is (the claim's own conditions).
     // On PostgreSQL a claim right after a batch that did work skips that read: under load the next claim
-    // almost always finds work, and the read is one more round trip before each (it costs two statements more,
-    // once, when the load stops).
+    // almost always finds work, and the read is one more round trip before each (it costs three statements more,
+    // once, when the load stops: an empty claim transaction, then the runner's own look).
     if (!afterWork || ctx.database.dialect === 'sqlite') {
       const dueAt = await ctx.stores.jobs.nextSendTime();
       if (dueAt === null || dueAt > ctx.clock.now()) {
@@ -155,8 +155,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   const completeBatch = async (batch: ReadonlyArray<{ claimed: ClaimedSend; outcome: DeliveryOutcome }>): Promise<void> => {
     if (batch.length === 0) return;
     await inWriteTransaction(ctx, async (tx) => {
-      const current = await tx.stores.sendQueue.messagesByIds(batch.map(({ claimed }) => claimed.message.id));
-      await tx.stores.sendQueue.removeJobsOf(batch.map(({ claimed }) => claimed.message.id));
+      const current = await tx.stores.sendQueue.finishJobsOf(batch.map(({ claimed }) => claimed.message.id));
       const now = tx.clock.now();
       const open = batch.flatMap(({ claimed, outcome }) => {
         const message = current.get(claimed.message.id);

@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { DeliveryOutcome, DeliveryRequest } from '../../src/network/driver.js';
 import { FakeClock } from '../../src/wire/clock.js';
 import { SvcError } from '../../src/wire/errors.js';
+import { query } from '../../src/store/sql.js';
 import { RecordingSim } from '../support/engine-fixtures.js';
 import { postgresForThisFile, sqliteAndPostgres } from '../support/store-engine.js';
 import { fixedRandom, testEngine } from '../support/test-engine.js';
@@ -30,6 +31,9 @@ class FlakySim extends RecordingSim {
 }
 
 const SPACED = '+15550000001';
+const JOBS_OF_WORKSPACE = query<{ n: number }>(
+  `SELECT COUNT(*) AS n FROM jobs j JOIN messages m ON m.id = j.ref_id WHERE j.kind = 'send' AND m.workspace_id = @ws`,
+);
 let accountNumber = 7000;
 
 describe.each(sqliteAndPostgres(() => pgUrl()))('unspaced runs on %s', (store, open) => {
@@ -75,11 +79,14 @@ describe.each(sqliteAndPostgres(() => pgUrl()))('unspaced runs on %s', (store, o
   });
 
   it('a claim right after a batch that did work skips the look for due work on PostgreSQL (a round trip); SQLite looks first each time', async () => {
-    const { t, accepted, deliveredFrom, unspaced } = await setUp();
+    const { t, ws, accepted, deliveredFrom, unspaced } = await setUp();
     try {
       const looks = vi.spyOn(t.ctx.stores.jobs, 'nextSendTime');
       await t.engine.workers.runDue();
       expect(deliveredFrom(unspaced)).toEqual(accepted);
+      // Each completion removed its jobs (with its read of the messages, one statement on PostgreSQL).
+      expect((await t.ctx.database.sql.get(JOBS_OF_WORKSPACE, { ws }))!.n).toBe(0);
+      expect(new Set(await Promise.all(accepted.map(async (uid) => (await t.engine.workspace(ws).getMessage(uid)).status)))).toEqual(new Set(['Sent']));
       // Claims of 8 unspaced messages (and the spaced head), 8 and 4, then one that finds nothing due.
       expect(looks).toHaveBeenCalledTimes(store === 'PostgreSQL' ? 1 : 4);
     } finally {
