@@ -4,7 +4,10 @@
 // first webhook arriving, and how many deliveries are still queued when the load stops.
 //
 //   node bench/webhook-latency.mjs [BUILT_CHECKOUT ...]   # default: this checkout
-//   BENCH_SECONDS (10), BENCH_MIXED_RATE (400), BENCH_ROUNDS (1), BENCH_STORES (sqlite,postgres)
+//   BENCH_SECONDS (10), BENCH_MIXED_RATE (400), BENCH_ROUNDS (1), BENCH_STORES (sqlite,postgres),
+//   BENCH_WARMUP (0): seconds of the same load (on workspaces of its own) before the measured one. A fresh
+//   PostgreSQL replica answers its first half-second of load in 100-200 ms (new backends plan and cache, code not
+//   yet optimised), which alone makes the p99 of a 10 s run; a warm-up shows the replica as it runs after that.
 // Rounds alternate the builds and the stores. PostgreSQL runs get a fresh database (SVC_BENCH_PG_URL names the
 // server), dropped after. Loopback only, bounded in time.
 import { execFile, execFileSync } from 'node:child_process';
@@ -49,10 +52,10 @@ export async function benchWorkspace(svc, target, server, name, phone, events, r
  * The mixed load against a running `svc serve` (on `target`, the flags naming its store) into `receiver`.
  * Returns the latencies and the deliveries still pending when the load stopped.
  */
-export async function mixedLoad(svc, target, server, receiver, { seconds, rate }) {
+export async function mixedLoad(svc, target, server, receiver, { seconds, rate, phones = '+1555000810' }) {
   const tenants = [];
   for (let i = 0; i < 4; i += 1) {
-    tenants.push(await benchWorkspace(svc, target, server, `Mixed ${i}`, `+1555000810${i}`, ['message:new', 'message:received:new', 'message:sent:new', 'chat:created'], receiver.url));
+    tenants.push(await benchWorkspace(svc, target, server, `Mixed ${i}`, `${phones}${i}`, ['message:new', 'message:received:new', 'message:sent:new', 'chat:created'], receiver.url));
   }
   await call(`${receiver.url}/__reset`, { method: 'POST' });
   const cpuBefore = cpuMs(server.pid);
@@ -118,14 +121,15 @@ async function freshStore(store, label) {
 }
 
 /** One mixed-load run of the build in `dir` on a fresh `store`. */
-export async function measureMixedLoad(dir, store, { seconds, rate, label = 'x' }) {
+export async function measureMixedLoad(dir, store, { seconds, rate, warmup = 0, label = 'x' }) {
   const svc = join(dir, 'bin', 'svc.js');
   const fresh = await freshStore(store, label);
   const receiver = await startServer(process.execPath, [join(here, 'receiver.mjs')]);
   let server;
   try {
     server = await startServer(process.execPath, [svc, 'serve', '--port', '0', '--dev', ...fresh.target, '--rate-limit', '100000000']);
-    return await mixedLoad(svc, fresh.target, server, receiver, { seconds, rate });
+    if (warmup > 0) await mixedLoad(svc, fresh.target, server, receiver, { seconds: warmup, rate, phones: '+1555000820' });
+    return { warmup_seconds: warmup, ...(await mixedLoad(svc, fresh.target, server, receiver, { seconds, rate })) };
   } finally {
     await server?.stop();
     await receiver.stop();
@@ -137,6 +141,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const builds = process.argv.length > 2 ? process.argv.slice(2).map((d) => resolve(d)) : [resolve(here, '..')];
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const rate = Number(process.env.BENCH_MIXED_RATE ?? 400);
+  const warmup = Number(process.env.BENCH_WARMUP ?? 0);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
   const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',');
   const results = [];
@@ -144,7 +149,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const order = r % 2 === 0 ? builds : [...builds].reverse();
     for (const store of stores) {
       for (const [i, dir] of order.entries()) {
-        const result = await measureMixedLoad(dir, store, { seconds, rate, label: `r${r}b${i}` });
+        const result = await measureMixedLoad(dir, store, { seconds, rate, warmup, label: `r${r}b${i}` });
         results.push({ round: r, build: dir, store, ...result });
         const s = result.send_to_webhook_ms;
         const n = result.incoming_to_webhook_ms;
