@@ -9,6 +9,7 @@ import { measureLatencyVsSize } from './million.mjs';
 import { measureStartup } from './startup.mjs';
 import { measureReplicas } from './postgres.mjs';
 import { measureStores, storeRows } from './stores.mjs';
+import { measureStoreWebhooks, storeWebhookRows } from './stores-webhooks.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -27,8 +28,13 @@ const sections = {
     ],
   },
   stores: {
-    run: () => measureStores([{ label: 'svc', svc }], { seconds, connections, rounds: Number(process.env.BENCH_ROUNDS ?? 2) }),
-    rows: storeRows,
+    // Sends and incoming messages (wrk), then the webhook drain and the mixed load's latency, on both stores.
+    run: async () => {
+      const builds = [{ label: 'svc', svc }];
+      const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+      return { requests: await measureStores(builds, { seconds, connections, rounds }), webhooks: await measureStoreWebhooks(builds, { rounds }) };
+    },
+    rows: (s) => [...storeRows(s.requests), ...storeWebhookRows(s.webhooks)],
   },
   replicas: {
     run: () => measureReplicas(svc, { seconds, connections }),

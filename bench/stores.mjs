@@ -7,7 +7,9 @@
 //   node bench/stores.mjs [BUILT_CHECKOUT ...]     # several builds: each measured on both stores, same rounds
 //   BENCH_ROUNDS (2), BENCH_SECONDS (8), BENCH_CONNECTIONS (32), SVC_BENCH_PG_URL,
 //   BENCH_STORES (sqlite,postgres: which stores to run, e.g. postgres to compare builds on it alone),
-//   BENCH_KINDS (sends,incoming), BENCH_TENANTS (1,8): a subset of the shapes, to judge one change quickly
+//   BENCH_KINDS (sends,incoming,webhooks), BENCH_TENANTS (1,8): a subset of the shapes, to judge one change
+//   quickly. `webhooks` is bench/stores-webhooks.mjs: a delivery drain and the mixed load's latency on each store
+//   (BENCH_WEBHOOK_EVENTS, BENCH_MIXED_SECONDS, BENCH_MIXED_RATE, BENCH_WARMUP).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMs, startServer } from './lib.mjs';
 import { backendsCpuMs, freshDatabase } from './pg-admin.mjs';
+import { measureStoreWebhooks, storeWebhookRows } from './stores-webhooks.mjs';
 import { wrk } from './wrk.mjs';
 
 const TENANTS = 8;
@@ -148,15 +151,22 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dirs = process.argv.length > 2 ? process.argv.slice(2).map((dir) => resolve(dir)) : [root];
   const builds = dirs.map((dir, i) => ({ label: dirs.length === 1 ? 'svc' : `build${i + 1}`, svc: join(dir, 'bin', 'svc.js') }));
   if (builds.length > 1) builds.forEach((b, i) => console.error(`build${i + 1} = ${dirs[i]}`));
-  const summary = await measureStores(builds, {
+  const kinds = (process.env.BENCH_KINDS ?? 'sends,incoming,webhooks').split(',');
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+  const stores = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',');
+  const log = (line) => console.error(line);
+  const requestKinds = kinds.filter((kind) => kind in REQUESTS);
+  const summary = requestKinds.length === 0 ? {} : await measureStores(builds, {
     seconds: Number(process.env.BENCH_SECONDS ?? 8),
     connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
-    rounds: Number(process.env.BENCH_ROUNDS ?? 2),
-    stores: (process.env.BENCH_STORES ?? 'sqlite,postgres').split(','),
-    kinds: (process.env.BENCH_KINDS ?? 'sends,incoming').split(','),
+    rounds,
+    stores,
+    kinds: requestKinds,
     shapes: (process.env.BENCH_TENANTS ?? `1,${TENANTS}`).split(',').map(Number),
-    log: (line) => console.error(line),
+    log,
   });
-  console.log(JSON.stringify(summary, null, 2));
-  console.error(['| what | throughput | latency | CPU per request |', '|---|---|---|---|', ...storeRows(summary).map((r) => `| ${r.join(' | ')} |`)].join('\n'));
+  const webhooks = kinds.includes('webhooks') ? await measureStoreWebhooks(builds, { seconds: Number(process.env.BENCH_MIXED_SECONDS ?? 10), rounds, stores, log }) : {};
+  console.log(JSON.stringify({ ...summary, webhooks }, null, 2));
+  const rows = [...storeRows(summary), ...storeWebhookRows(webhooks)];
+  console.error(['| what | throughput | latency | CPU |', '|---|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n'));
 }

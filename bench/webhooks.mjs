@@ -26,7 +26,7 @@ const IN_FLIGHT = 8;
  * One drain: `events` deliveries queued while the receiver holds every request, then the gate opens and the
  * drain is timed from the opening to the last arrival. Returns deliveries per second.
  */
-async function drainOnce(server, one, receiver, events, round, seconds) {
+export async function drainOnce(server, one, receiver, events, round, seconds) {
   await call(`${receiver.url}/__reset`, { method: 'POST' });
   await call(`${receiver.url}/__gate/close`, { method: 'POST' });
   for (let i = 0; i < events; i += 50) {

@@ -42,6 +42,14 @@ export interface WriteOptions {
    * the same rows should wait or skip, not fail and retry.
    */
   isolation?: 'serializable' | 'read committed';
+  /**
+   * PostgreSQL: plan the transaction's statements without bitmap scans (`SET LOCAL enable_bitmapscan = off`,
+   * sent with its BEGIN). For claims of a queue table: its partial indexes keep an entry for every row that
+   * left them (a delivery no longer delivering) until VACUUM, and a plain index scan marks such an entry dead
+   * the first time it passes it, while a bitmap scan visits every one again at every claim (measured: 8,361 of
+   * them, 4-6 ms, in one count of live leases after a 10 s load; 0.06 ms once an index scan had passed).
+   */
+  indexScans?: boolean;
   /** A grouped write's share of its batch's prelude (`group-commit.ts`): reads made once for the whole batch. */
   prelude?: BatchPrelude;
 }

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { refreshDownloadUrls } from '../engine/webhooks/payloads.js';
 import { WEBHOOKS_WAKE } from '../engine/webhooks/runtime.js';
-import { createDeliveryOutbox } from '../store/webhooks/delivery-outbox.js';
+import { createDeliveryOutbox, OUTBOX_TRANSACTION } from '../store/webhooks/delivery-outbox.js';
 import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
 import { DeliveryWorker, type SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
@@ -72,7 +72,7 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
   };
   const send: SendFn = options.send ?? (async (request) => (await currentSender())(request));
   const outbox = createDeliveryOutbox(ctx.stores.deliveries, (fn) =>
-    inWriteTransaction(ctx, (tx) => fn(tx.stores.deliveries), { isolation: 'read committed' }),
+    inWriteTransaction(ctx, (tx) => fn(tx.stores.deliveries), OUTBOX_TRANSACTION),
   );
   const worker = new DeliveryWorker({
     outbox,

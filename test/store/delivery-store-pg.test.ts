@@ -10,7 +10,7 @@ import { query } from '../../src/store/sql.js';
 import { createStatsStore } from '../../src/store/stats-store.js';
 import { createDeliveryLogStore } from '../../src/store/webhooks/delivery-log-store.js';
 import { createDeliveryStore, type ClaimOptions } from '../../src/store/webhooks/delivery-store.js';
-import { openDeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
+import { OUTBOX_TRANSACTION, openDeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
 import { generateMessageId } from '../../src/webhooks/signature.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { DEFAULT_ATTEMPT_RULES } from '../support/webhook-helpers.js';
@@ -30,6 +30,7 @@ const DELIVERY = query<{ status: string; attempts: number; lease_owner: string |
 const COUNTERS = query<{ errors_counter: number; consecutive_failures: number }>(
   'SELECT errors_counter, consecutive_failures FROM webhook_subscriptions WHERE id = @id',
 );
+const BITMAP_SCANS = query<{ enable_bitmapscan: string }>('SHOW enable_bitmapscan');
 const NOTICES = query<{ n: number }>(`SELECT COUNT(*) AS n FROM owner_notifications WHERE kind = 'webhook_failing'`);
 
 let database: TestDatabase;
@@ -54,6 +55,20 @@ const subscription = async (db: PgDatabase, workspaceId: number, eventType = 'me
   (await db.sql.get(INSERT_SUBSCRIPTION, { workspaceId, eventType, url }))!.id;
 
 describe('webhook outbox on PostgreSQL', () => {
+  it("plans its transactions without bitmap scans (they revisit every stale index entry), and the setting ends with each", async () => {
+    const db = open();
+    expect(await db.write((tx) => tx.get(BITMAP_SCANS), OUTBOX_TRANSACTION)).toEqual({ enable_bitmapscan: 'off' });
+    // SET LOCAL: neither the pooled connection's next statement nor another transaction keeps it.
+    expect(await db.sql.get(BITMAP_SCANS)).toEqual({ enable_bitmapscan: 'on' });
+    expect(await db.write((tx) => tx.get(BITMAP_SCANS), { isolation: 'read committed' })).toEqual({ enable_bitmapscan: 'on' });
+    // A transaction that fails rolls back the setting with it.
+    await expect(db.write(async (tx) => {
+      await tx.get(BITMAP_SCANS);
+      throw new Error('the claim failed');
+    }, OUTBOX_TRANSACTION)).rejects.toThrow('the claim failed');
+    expect(await db.sql.get(BITMAP_SCANS)).toEqual({ enable_bitmapscan: 'on' });
+  });
+
   it('enqueue, claim, retry, fail, notify, redeliver and the log: as on SQLite', async () => {
     const db = open();
     const outbox = openDeliveryOutbox(db, generateMessageId);

@@ -9,6 +9,7 @@ import type {
   ListenSessionDto,
 } from '../../wire/listen-types.js';
 import type { ListenScope, ListenSessionRow } from '../../store/webhooks/listen-store.js';
+import { OUTBOX_TRANSACTION } from '../../store/webhooks/delivery-outbox.js';
 import { didYouMean } from '../../wire/suggest.js';
 import { EVENT_TYPES } from '../../wire/webhook-events.js';
 import { maxAttempts, nextAttemptAt } from '../../webhooks/retry-schedule.js';
@@ -158,7 +159,7 @@ function sessionsOf(ctx: EngineContext, scope: ListenScope, known: readonly stri
             listenSessionId: row.id,
           });
         },
-        { isolation: 'read committed' },
+        OUTBOX_TRANSACTION,
       );
       const attempts = maxAttempts(ctx.config.webhookRetryDelaysMs);
       return claimed.map((d) => ({

@@ -98,7 +98,9 @@ export class PgDatabase implements SqlDatabase {
    */
   async write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     if (options.grouped === true) return this.groups.push(fn, options.order, options.prelude);
-    return this.transaction(options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE', fn);
+    const begin = options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE';
+    // One round trip for both (a simple query of two statements).
+    return this.transaction(options.indexScans === true ? `${begin}; SET LOCAL enable_bitmapscan = off` : begin, fn);
   }
 
   /** One transaction on one connection; what `fn` deferred (`tx.deferred`) is written just before the COMMIT. */

@@ -1,6 +1,13 @@
-import type { SqlDatabase } from '../sql-database.js';
+import type { SqlDatabase, WriteOptions } from '../sql-database.js';
 import type { RecordAttemptInput, RecordAttemptResult } from './delivery-attempts.js';
 import { createDeliveryStore, type ClaimOptions, type ClaimedDelivery, type DeliveryStore } from './delivery-store.js';
+
+/**
+ * How an outbox's claims and records run: READ COMMITTED (claims lock what they take, replicas skip each other's
+ * rows) and, on PostgreSQL, with index scans only (see `WriteOptions.indexScans`: the delivering and pending
+ * indexes fill with entries of rows that left them).
+ */
+export const OUTBOX_TRANSACTION: WriteOptions = { isolation: 'read committed', indexScans: true };
 
 /** Runs `fn` with a delivery store on one write transaction's executor, and resolves after the commit. */
 export type DeliveryTransaction = <T>(fn: (deliveries: DeliveryStore) => Promise<T>) => Promise<T>;
@@ -79,6 +86,6 @@ export type DeliveryOutbox = ReturnType<typeof createDeliveryOutbox>;
 /** An outbox straight on a database (the engine builds its own over its context); see `createDeliveryStore`. */
 export function openDeliveryOutbox(database: SqlDatabase, newMessageId: () => string): DeliveryOutbox {
   return createDeliveryOutbox(createDeliveryStore(database.sql, newMessageId), (fn) =>
-    database.write((tx) => fn(createDeliveryStore(tx, newMessageId)), { isolation: 'read committed' }),
+    database.write((tx) => fn(createDeliveryStore(tx, newMessageId)), OUTBOX_TRANSACTION),
   );
 }
