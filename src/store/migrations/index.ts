@@ -10,6 +10,7 @@ import { RATE_LIMITS } from './009-rate-limits.js';
 import { RATE_LIMIT_COUNTERS } from './011-rate-limit-counters.js';
 import { INSTANCE_SETTINGS } from './012-instance-settings.js';
 import { CHAT_PAGE_INDEX } from './013-chat-page-index.js';
+import { DELIVERY_MSG_INDEX_DROP } from './014-delivery-msg-index-drop.js';
 import { forPostgres, forSqlite, type Migration, type MigrationSource } from './migration.js';
 
 export type { Migration, MigrationSource };
@@ -32,6 +33,7 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
   RATE_LIMIT_COUNTERS,
   INSTANCE_SETTINGS,
   CHAT_PAGE_INDEX,
+  DELIVERY_MSG_INDEX_DROP,
 ];
 
 /** What SQLite runs (src/store/database.ts), recorded in `user_version`. */
