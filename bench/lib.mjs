@@ -48,6 +48,13 @@ export async function load({ url, seconds, connections, headers, body, method = 
   };
 }
 
+/** The middle value (the mean of the two middle ones for an even count, rounded). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : Math.round((sorted[mid - 1] + sorted[mid]) / 2);
+}
+
 /** The p-th percentile (nearest rank) of a list of numbers. */
 export function percentile(values, p) {
   if (values.length === 0) return 0;

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuMs, startServer } from './lib.mjs';
+import { cpuMs, median, startServer } from './lib.mjs';
 import { backendsCpuMs, freshDatabase } from './pg-admin.mjs';
 import { benchWorkspace, mixedLoad } from './webhook-latency.mjs';
 import { drainOnce } from './webhooks.mjs';
@@ -79,7 +79,6 @@ async function runStore(svc, store, { events, seconds, rate, warmup }, round) {
   }
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
 /** Every build on both stores, `rounds` times, the stores' (and builds') order alternating from round to round. */
 export async function measureStoreWebhooks(builds, { seconds = 10, rounds = 2, stores = ['sqlite', 'postgres'], log = () => undefined } = {}) {

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuMs, startServer } from './lib.mjs';
+import { cpuMs, median, startServer } from './lib.mjs';
 import { backendsCpuMs, freshDatabase } from './pg-admin.mjs';
 import { measureStoreWebhooks, storeWebhookRows } from './stores-webhooks.mjs';
 import { wrk } from './wrk.mjs';
@@ -84,12 +84,6 @@ async function onPostgres(svc, kind, tenants, load) {
   }
 }
 
-/** The middle value (the mean of the two middle ones for an even count). */
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : Math.round((sorted[mid - 1] + sorted[mid]) / 2);
-};
 const round2 = (n) => Math.round(n * 100) / 100;
 
 /**
