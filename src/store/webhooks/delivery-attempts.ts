@@ -83,11 +83,10 @@ const SUBSCRIPTIONS_OK = sqliteOnly(
 );
 
 // PostgreSQL: the three above in one statement (writing CTEs), one round trip of the webhook worker's pass
-// instead of three; `rows` holds [id, status, ms] per attempt. Each CTE's writes see only `won`.
+// instead of three. Arrays, not JSON, so the planner knows how many rows there are. Each CTE's writes see only `won`.
 const SUCCEED_LOG_RESET = postgresOnly<{ id: number; attempts: number; subscription_id: number }>(`
   WITH attempt AS (
-    SELECT CAST(r ->> 0 AS BIGINT) AS id, CAST(r ->> 1 AS INTEGER) AS status_code, CAST(r ->> 2 AS BIGINT) AS duration_ms
-    FROM json_array_elements(CAST(@rows AS JSON)) AS r),
+    SELECT * FROM unnest(@ids::bigint[], @statusCodes::int[], @durations::bigint[]) AS a(id, status_code, duration_ms)),
   won AS (
     UPDATE webhook_deliveries
     SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL,
@@ -116,8 +115,13 @@ async function recordSuccesses(
   now: number,
 ): Promise<Map<number, number>> {
   if (sql.dialect === 'postgres') {
-    const rows = inputs.map(({ deliveryId, outcome }) => [deliveryId, outcome.statusCode, outcome.durationMs]);
-    const won = await sql.all(SUCCEED_LOG_RESET, { rows: JSON.stringify(rows), owner, now });
+    const won = await sql.all(SUCCEED_LOG_RESET, {
+      ids: inputs.map((input) => input.deliveryId),
+      statusCodes: inputs.map((input) => input.outcome.statusCode),
+      durations: inputs.map((input) => input.outcome.durationMs),
+      owner,
+      now,
+    });
     return new Map(won.map((row) => [row.id, row.attempts]));
   }
   const outcomes = new Map(inputs.map((input) => [input.deliveryId, input.outcome]));

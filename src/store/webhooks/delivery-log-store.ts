@@ -32,7 +32,7 @@ const ATTEMPTS = query<AttemptRow>({
   sqlite: `SELECT delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at
     FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(@ids)) ORDER BY delivery_id, attempt_number`,
   postgres: `SELECT delivery_id, attempt_number, ok, status_code, duration_ms, error, created_at
-    FROM webhook_attempts WHERE delivery_id IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(@ids AS JSON)))
+    FROM webhook_attempts WHERE delivery_id = ANY(@ids::bigint[])
     ORDER BY delivery_id, attempt_number`,
 });
 
@@ -41,7 +41,8 @@ const ATTEMPTS = query<AttemptRow>({
 export function createDeliveryLogStore(sql: SqlExecutor) {
   const withAttempts = async (rows: DeliveryRow[]): Promise<WebhookDeliveryDto[]> => {
     if (rows.length === 0) return [];
-    const attempts = await sql.all(ATTEMPTS, { ids: JSON.stringify(rows.map((r) => r.id)) });
+    const ids = rows.map((r) => r.id);
+    const attempts = await sql.all(ATTEMPTS, { ids: sql.dialect === 'postgres' ? ids : JSON.stringify(ids) });
     return rows.map((row) => ({
       id: row.id,
       webhook_id: row.webhook_msg_id,

@@ -1,0 +1,69 @@
+/**
+ * The webhook outbox's writes by id on PostgreSQL look their rows up by index. Given a JSON list, the planner
+ * estimated it at 100 rows and, while the table held a few thousand deliveries, hashed them and scanned the whole
+ * table at every lease (seen in auto_explain's log of the mixed load); given an array, it knows the count.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import pg from 'pg';
+import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
+import { positionalValues, toPositional, type Statement } from '../../src/store/sql.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+
+/** Every statement the modules below make (module constants, made as they load), captured through `query`. */
+const made = vi.hoisted((): Statement[] => []);
+vi.mock('../../src/store/sql.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/store/sql.js')>();
+  const capture = <F extends (...args: never[]) => Statement>(make: F) => ((...args: Parameters<F>) => {
+    const statement = make(...args);
+    made.push(statement);
+    return statement;
+  }) as F;
+  return { ...actual, query: capture(actual.query), postgresOnly: capture(actual.postgresOnly) };
+});
+
+let database: TestDatabase;
+let client: pg.Client;
+
+beforeAll(async () => {
+  database = await createTestDatabase('delivery_plans');
+  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  await migratePostgres(pool);
+  await pool.end();
+  client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  // A few thousand deliveries of one subscription, as after a minute of traffic, with fresh statistics.
+  await client.query(`INSERT INTO workspaces (name, quota_total, quota_period_start, created_at) VALUES ('W', 100, 0, 0)`);
+  await client.query(`INSERT INTO webhook_subscriptions (workspace_id, event_type, url, enabled, secret, created_at, updated_at)
+    VALUES (1, 'message:new', 'https://a.example.com/h', 1, 'whsec_x', 0, 0)`);
+  await client.query(`INSERT INTO webhook_deliveries (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+    SELECT 1, 'msg_' || n, 'message:new', repeat('x', 400), 'pending', 0, 0, 0 FROM generate_series(1, 3000) AS n`);
+  await client.query('ANALYZE webhook_deliveries');
+});
+afterAll(async () => {
+  await client?.end();
+  await database.drop();
+});
+
+/** The plan PostgreSQL makes for `statement` with these values. */
+async function planOf(statement: Statement, params: Record<string, unknown>): Promise<string> {
+  const { text, names } = toPositional(statement.text.postgres);
+  const rows = (await client.query(`EXPLAIN ${text}`, positionalValues(names, params))).rows as Array<{ 'QUERY PLAN': string }>;
+  return rows.map((row) => row['QUERY PLAN']).join('\n');
+}
+
+describe('webhook delivery query plans on PostgreSQL', () => {
+  it('leasing and recording a few of 3,000 deliveries look them up by index, not by scanning the table', async () => {
+    await import('../../src/store/webhooks/delivery-store.js');
+    await import('../../src/store/webhooks/delivery-attempts.js');
+    const lease = made.find((s) => s.text.postgres.includes("SET status = 'delivering', lease_owner = @owner"));
+    const record = made.find((s) => s.text.postgres.includes('WITH attempt AS'));
+    expect(lease).toBeDefined();
+    expect(record).toBeDefined();
+    const leasePlan = await planOf(lease!, { ids: [5, 6, 7], owner: 'w1', leaseUntil: 1 });
+    expect(leasePlan).toMatch(/Index Scan using webhook_deliveries_pkey on webhook_deliveries/);
+    expect(leasePlan).not.toContain('Seq Scan on webhook_deliveries');
+    const recordPlan = await planOf(record!, { ids: [5, 6, 7], statusCodes: [200, 200, 200], durations: [3, 3, 3], owner: 'w1', now: 1 });
+    expect(recordPlan).toMatch(/Index Scan using webhook_deliveries_\w+ on webhook_deliveries/);
+    expect(recordPlan).not.toContain('Seq Scan on webhook_deliveries');
+  });
+});
