@@ -56,12 +56,13 @@ const ATTACH_LABEL = query('INSERT INTO chat_labels (chat_id, label_id) VALUES (
 const LABELS_OF = query<{ name: string }>(
   'SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.chat_id = @chatId ORDER BY l.name',
 );
-// The labels of a page of chats in one statement (the ids as a JSON array), not one statement per chat.
+// The labels of a page of chats in one statement, not one statement per chat: the ids as a JSON array on SQLite,
+// an array on PostgreSQL (whose planner takes a JSON list for 100 rows and may then scan the table).
 const LABELS_OF_CHATS = query<{ chat_id: number; name: string }>({
   sqlite: `SELECT cl.chat_id, l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id IN (SELECT value FROM json_each(@ids)) ORDER BY cl.chat_id, l.name`,
   postgres: `SELECT cl.chat_id, l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id IN (SELECT CAST(value AS BIGINT) FROM jsonb_array_elements_text(CAST(@ids AS jsonb))) ORDER BY cl.chat_id, l.name`,
+    WHERE cl.chat_id = ANY(@ids::bigint[]) ORDER BY cl.chat_id, l.name`,
 });
 
 // Chats a batch's prelude made for writes that failed: gone unless something refers to them after all.
@@ -114,7 +115,7 @@ export function createChatStore(sql: SqlExecutor) {
     labelsOfChats: async (chatIds: readonly number[]): Promise<Map<number, string[]>> => {
       const labels = new Map<number, string[]>();
       if (chatIds.length === 0) return labels;
-      for (const row of await sql.all(LABELS_OF_CHATS, { ids: JSON.stringify(chatIds) })) {
+      for (const row of await sql.all(LABELS_OF_CHATS, { ids: sql.dialect === 'postgres' ? chatIds : JSON.stringify(chatIds) })) {
         const names = labels.get(row.chat_id) ?? [];
         names.push(row.name);
         labels.set(row.chat_id, names);
