@@ -6,30 +6,17 @@
 //    incoming message to webhook p50/p99 and deliveries queued at stop;
 // each with the CPU per delivery (drain) or per request (mixed) of the svc process and of the PostgreSQL
 // backends serving it. The receiver and the loader run in processes of their own. Loopback only, bounded.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMs, median, startServer } from './lib.mjs';
-import { backendsCpuMs, freshDatabase } from './pg-admin.mjs';
-import { benchWorkspace, mixedLoad } from './webhook-latency.mjs';
+import { backendsCpuMs } from './pg-admin.mjs';
+import { benchWorkspace, freshStore, mixedLoad } from './webhook-latency.mjs';
 import { drainOnce } from './webhooks.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-let databases = 0;
+let storesMade = 0;
 
-/** A fresh store: its flags, the PostgreSQL database's name (for its backends' CPU), and how to remove it. */
-async function freshStore(store) {
-  if (store === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-bench-store-hooks-'));
-    return { target: ['--data', dir], drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  databases += 1;
-  const database = await freshDatabase(`store_hooks_${databases}`);
-  return { target: ['--database', database.url], pgName: database.name, drop: database.drop };
-}
-
-/** CPU (ms) of the svc process and, on PostgreSQL, of its backends, from now until `stop()` is called. */
+/** CPU (ms) of the svc process and, on PostgreSQL, of its backends, from now until the returned function is called. */
 async function cpuMeter(pid, pgName) {
   const svcBefore = cpuMs(pid);
   const pgBefore = pgName === undefined ? undefined : await backendsCpuMs(pgName);
@@ -47,7 +34,8 @@ const perUnit = (ms, units) => (ms === undefined ? undefined : Math.round((ms * 
 
 /** One store: a drain of `events` deliveries, then the mixed load, on one server. */
 async function runStore(svc, store, { events, seconds, rate, warmup }, round) {
-  const fresh = await freshStore(store);
+  storesMade += 1;
+  const fresh = await freshStore(store, `store_hooks_${storesMade}`);
   const receiver = await startServer(process.execPath, [join(here, 'receiver.mjs')]);
   let server;
   try {
@@ -78,7 +66,6 @@ async function runStore(svc, store, { events, seconds, rate, warmup }, round) {
     await fresh.drop();
   }
 }
-
 
 /** Every build on both stores, `rounds` times, the stores' (and builds') order alternating from round to round. */
 export async function measureStoreWebhooks(builds, { seconds = 10, rounds = 2, stores = ['sqlite', 'postgres'], log = () => undefined } = {}) {

@@ -110,14 +110,14 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate, 
   };
 }
 
-/** A fresh store for one run: a data directory, or a PostgreSQL database dropped after. */
-async function freshStore(store, label) {
+/** A fresh store for one run: a data directory, or a PostgreSQL database (`pgName`) dropped after. */
+export async function freshStore(store, label) {
   if (store === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-bench-latency-'));
     return { target: ['--data', dir], drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const database = await freshDatabase(`latency_${label}`);
-  return { target: ['--database', database.url], drop: database.drop };
+  return { target: ['--database', database.url], pgName: database.name, drop: database.drop };
 }
 
 /** One mixed-load run of the build in `dir` on a fresh `store`. */
