@@ -75,8 +75,8 @@ const INSERT = query<{ id: number }>(`INSERT INTO webhook_deliveries
   VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now) RETURNING id`);
 // Every picked row leased in one statement; each subscription's fields are then read once per claim. The ids are
 // a JSON array on SQLite and an array on PostgreSQL, whose planner then knows how many there are: given a JSON
-// list (estimated at 100 rows) it scanned the whole table rather than look the ids up, while it held under ~10,000
-// rows (seen in auto_explain's log of the mixed load: 629 of 632 slow leases).
+// list (estimated at 100 rows) it scanned the whole table rather than look the ids up while the table held a few
+// thousand rows (seen in auto_explain's log of the mixed load: 629 of 632 slow leases).
 const LEASE = query<LeasedRow>({
   sqlite: `UPDATE webhook_deliveries
     SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id IN (SELECT value FROM json_each(@ids))
