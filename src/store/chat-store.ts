@@ -1,4 +1,4 @@
-import { postgresOnly, query, type SqlExecutor } from './sql.js';
+import { idList, postgresOnly, query, type SqlExecutor } from './sql.js';
 
 export interface ChatRow {
   id: number;
@@ -56,8 +56,7 @@ const ATTACH_LABEL = query('INSERT INTO chat_labels (chat_id, label_id) VALUES (
 const LABELS_OF = query<{ name: string }>(
   'SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.chat_id = @chatId ORDER BY l.name',
 );
-// The labels of a page of chats in one statement, not one statement per chat: the ids as a JSON array on SQLite,
-// an array on PostgreSQL (whose planner takes a JSON list for 100 rows and may then scan the table).
+// The labels of a page of chats in one statement, not one statement per chat (the ids as `idList` binds them).
 const LABELS_OF_CHATS = query<{ chat_id: number; name: string }>({
   sqlite: `SELECT cl.chat_id, l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id IN (SELECT value FROM json_each(@ids)) ORDER BY cl.chat_id, l.name`,
@@ -115,7 +114,7 @@ export function createChatStore(sql: SqlExecutor) {
     labelsOfChats: async (chatIds: readonly number[]): Promise<Map<number, string[]>> => {
       const labels = new Map<number, string[]>();
       if (chatIds.length === 0) return labels;
-      for (const row of await sql.all(LABELS_OF_CHATS, { ids: sql.dialect === 'postgres' ? chatIds : JSON.stringify(chatIds) })) {
+      for (const row of await sql.all(LABELS_OF_CHATS, { ids: idList(sql, chatIds) })) {
         const names = labels.get(row.chat_id) ?? [];
         names.push(row.name);
         labels.set(row.chat_id, names);

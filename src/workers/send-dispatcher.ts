@@ -121,7 +121,11 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   const deliver = async (batch: readonly ClaimedSend[]): Promise<Array<DeliveryOutcome | typeof TRY_AGAIN>> => {
     const outcomes: Array<DeliveryOutcome | typeof TRY_AGAIN> = batch.map(() => TRY_AGAIN);
     const runs = new Map<number, number[]>();
-    batch.forEach(({ account }, i) => runs.set(account.id, [...(runs.get(account.id) ?? []), i]));
+    batch.forEach(({ account }, i) => {
+      const run = runs.get(account.id);
+      if (run === undefined) runs.set(account.id, [i]);
+      else run.push(i);
+    });
     const deadline = ctx.clock.now() + ctx.config.sendLeaseMs / 2;
     await Promise.all(
       [...runs.values()].map(async (run) => {

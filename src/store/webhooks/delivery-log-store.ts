@@ -1,7 +1,7 @@
 import type { Page } from '../../wire/types.js';
 import type { WebhookAttemptDto, WebhookDeliveryDto } from '../../wire/webhook-types.js';
 import { isoTime } from '../../wire/clock.js';
-import { query, type SqlExecutor } from '../sql.js';
+import { idList, query, type SqlExecutor } from '../sql.js';
 
 interface DeliveryRow {
   id: number;
@@ -42,7 +42,7 @@ export function createDeliveryLogStore(sql: SqlExecutor) {
   const withAttempts = async (rows: DeliveryRow[]): Promise<WebhookDeliveryDto[]> => {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const attempts = await sql.all(ATTEMPTS, { ids: sql.dialect === 'postgres' ? ids : JSON.stringify(ids) });
+    const attempts = await sql.all(ATTEMPTS, { ids: idList(sql, ids) });
     return rows.map((row) => ({
       id: row.id,
       webhook_id: row.webhook_msg_id,

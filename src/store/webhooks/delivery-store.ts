@@ -1,4 +1,4 @@
-import { postgresOnly, query, type SqlExecutor } from '../sql.js';
+import { idList, postgresOnly, query, type SqlExecutor } from '../sql.js';
 import { recordAttempt, recordAttempts, type DeliveryRow, type RecordAttemptInput, type RecordAttemptResult } from './delivery-attempts.js';
 import { createDeliveryPicker, type DeliveryPicker, type PickOptions } from './delivery-picker.js';
 
@@ -73,9 +73,8 @@ const INSERT_FOR_EVENTS = postgresOnly(`INSERT INTO webhook_deliveries
 const INSERT = query<{ id: number }>(`INSERT INTO webhook_deliveries
   (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
   VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now) RETURNING id`);
-// Every picked row leased in one statement; each subscription's fields are then read once per claim. The ids are
-// a JSON array on SQLite and an array on PostgreSQL, whose planner then knows how many there are: given a JSON
-// list (estimated at 100 rows) it scanned the whole table rather than look the ids up while the table held a few
+// Every picked row leased in one statement; each subscription's fields are then read once per claim. The ids as
+// `idList` binds them: given a JSON list, PostgreSQL scanned the whole table at every lease while it held a few
 // thousand rows (seen in auto_explain's log of the mixed load: 629 of 632 slow leases).
 const LEASE = query<LeasedRow>({
   sqlite: `UPDATE webhook_deliveries
@@ -191,7 +190,7 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
     async claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
       const { ids, subscriptions } = await picker().pickWithSubscriptions(options);
       if (ids.length === 0) return [];
-      const leased = await sql.all(LEASE, { ids: sql.dialect === 'postgres' ? ids : JSON.stringify(ids), owner: options.owner, leaseUntil: options.now + options.leaseMs });
+      const leased = await sql.all(LEASE, { ids: idList(sql, ids), owner: options.owner, leaseUntil: options.now + options.leaseMs });
       const byId = new Map(leased.map((row) => [row.id, row]));
       const claimed: ClaimedDelivery[] = [];
       // In the order they were dealt.
