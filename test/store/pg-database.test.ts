@@ -81,6 +81,29 @@ describe('PostgreSQL store', () => {
     expect((await db.sql.get(count))?.n).toBe(1);
   });
 
+  it('write: BEGIN goes out with the first statement, not a round trip before it; a failing first statement still rolls back', async () => {
+    const db = open({ poolSize: 1 });
+    const events: string[] = [];
+    db.pool.on('acquire', (client) => {
+      const original = client.query.bind(client) as (config: unknown) => Promise<unknown>;
+      (client as unknown as { query: (config: unknown) => Promise<unknown> }).query = (config) => {
+        const label = typeof config === 'string' ? config.split(' ')[0]! : 'statement';
+        events.push(`sent ${label}`);
+        return original(config).finally(() => events.push(`answered ${label}`));
+      };
+    });
+    const put = query("INSERT INTO settings (key, value) VALUES (@key, 'v')");
+    await db.write((tx) => tx.run(put, { key: 'pipelined-1' }));
+    expect(events.slice(0, 3)).toEqual(['sent BEGIN', 'sent statement', 'answered BEGIN']);
+
+    // The key exists: the first statement fails inside the transaction, which is rolled back, and the one
+    // connection of the pool serves the next transaction.
+    await expect(db.write((tx) => tx.run(put, { key: 'pipelined-1' }))).rejects.toThrow();
+    await db.write((tx) => tx.run(put, { key: 'pipelined-2' }));
+    const keys = query<{ key: string }>("SELECT key FROM settings WHERE key LIKE 'pipelined-%' ORDER BY key");
+    expect((await db.sql.all(keys)).map((row) => row.key)).toEqual(['pipelined-1', 'pipelined-2']);
+  });
+
   it('notify: a wake-up sent in a transaction reaches every replica after the commit, not before', async () => {
     const [a, b] = [open(), open()];
     const seen: string[] = [];
