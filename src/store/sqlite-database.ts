@@ -7,7 +7,7 @@ import type { Statement as PreparedStatement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { NAMED_PARAMETER, positionalValues, type Params, type SqlExecutor, type Statement } from './sql.js';
 import type { SqlDatabase, WriteOptions } from './sql-database.js';
-import { runBatch, WriteGroups, type GroupedWrite, type Outcome } from './group-commit.js';
+import { runBatch, settle, WriteGroups, type GroupedWrite, type Outcome } from './group-commit.js';
 import { DeferredWrites } from './deferred-writes.js';
 import { flushDeferred } from './message-store.js';
 import { rollsBack, SqliteReadCache, tablesWrittenBy } from './sqlite-read-cache.js';
@@ -80,7 +80,7 @@ export class SqliteDatabase implements SqlDatabase {
   private readonly rollback: PreparedStatement;
   /** Shared by every connection of this process to the same file (see `writerQueueOf`). */
   private readonly writer: WriterQueue;
-  private readonly groups = new WriteGroups({ maxBatch: MAX_GROUP, alternate: false, commit: (batch) => this.commitGroup(batch) });
+  private readonly groups = new WriteGroups({ maxBatch: MAX_GROUP, lingerMs: 0, commit: (batch) => this.commitGroup(batch) });
   /** The last batch had a failing write: the next one starts with a savepoint per write. */
   private lastBatchFailed = false;
 
@@ -214,7 +214,7 @@ export class SqliteDatabase implements SqlDatabase {
    * with a transaction of its own. After a batch with a failing write, the next one starts with a savepoint
    * per write, since failures come in runs (an exhausted quota fails them all).
    */
-  private async commitGroup(batch: GroupedWrite[]): Promise<Outcome[]> {
+  private async commitGroup(batch: GroupedWrite[]): Promise<void> {
     let outcomes: Outcome[] = [];
     try {
       await this.exclusively(() =>
@@ -226,8 +226,9 @@ export class SqliteDatabase implements SqlDatabase {
     } catch (error) {
       // The write of a batch of one, or the shared commit itself (the lock stayed busy): nothing was written.
       if (batch.length === 1) this.lastBatchFailed = true;
-      return batch.map(() => ({ ok: false, error }));
+      for (const item of batch) item.reject(error);
+      return;
     }
-    return outcomes;
+    settle(batch, outcomes);
   }
 }

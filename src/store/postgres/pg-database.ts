@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { query, type SqlExecutor } from '../sql.js';
 import type { SqlDatabase, WriteOptions } from '../sql-database.js';
-import { BatchWriteFailed, runBatch, runPreludes, runWhole, WriteGroups, type GroupedWrite, type Outcome } from '../group-commit.js';
+import { BatchWriteFailed, GROUP_LINGER_MS, runBatch, runPreludes, runWhole, settle, WriteGroups, type GroupedWrite } from '../group-commit.js';
 import { pgExecutor } from './pg-executor.js';
 import { PoolGate } from './pool-gate.js';
 import { DeferredWrites } from '../deferred-writes.js';
@@ -85,8 +85,8 @@ export class PgDatabase implements SqlDatabase {
     this.sql = pgExecutor(this.gate);
     // One batch at a time, as on SQLite: batches run side by side measured slower, since they queue on the same
     // workspace rows and make smaller batches (wrk -c32, one workspace: 1,370 and 1,140 req/s with one at a
-    // time, 910 and 730 with three). Halves of the writers take turns instead (`alternate`).
-    this.groups = new WriteGroups({ maxBatch: MAX_GROUP, alternate: true, commit: (batch) => this.commitGroup(batch) });
+    // time, 910 and 730 with three; starting the next batch while one waits for its COMMIT did not help).
+    this.groups = new WriteGroups({ maxBatch: MAX_GROUP, lingerMs: GROUP_LINGER_MS, commit: (batch) => this.commitGroup(batch) });
     this.listener = new PgNotifications({
       newClient: () => new pg.Client(listenerConfig({ connectionString: options.url, types: typeParsers, application_name: 'svc-listen' })),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
@@ -144,7 +144,7 @@ export class PgDatabase implements SqlDatabase {
    * is not asked for again (`SqlExecutor.memo`). A write that fails undoes only itself (`runBatch`); a
    * deadlock or serialization failure runs the whole batch again.
    */
-  private async commitGroup(batch: GroupedWrite[]): Promise<Outcome[]> {
+  private async commitGroup(batch: GroupedWrite[]): Promise<void> {
     // Most batches succeed whole: they run without savepoints (two round trips fewer while the batch holds its
     // workspace rows). If a write fails, that transaction is rolled back and the batch runs again in a new one
     // with a savepoint per write, as does the next batch (failures come in runs).
@@ -156,14 +156,15 @@ export class PgDatabase implements SqlDatabase {
         if (error instanceof BatchWriteFailed) return undefined;
         throw error;
       });
-      if (whole !== undefined) return whole;
+      if (whole !== undefined) return settle(batch, whole);
     }
-    return this.transaction('BEGIN', async (tx) => {
+    const outcomes = await this.transaction('BEGIN', async (tx) => {
       await runPreludes(tx, batch);
       const outcomes = await runBatch(tx, batch, false, isRetryableConflict);
       this.lastBatchFailed = outcomes.some((outcome) => !outcome.ok);
       return outcomes;
     });
+    settle(batch, outcomes);
   }
 
   /** Wake-ups across replicas: `notify` is sent when `tx` commits; `subscribe` hears every replica's. */
