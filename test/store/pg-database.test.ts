@@ -84,7 +84,7 @@ describe('PostgreSQL store', () => {
   it('write: BEGIN goes out with the first statement, not a round trip before it; a failing first statement still rolls back', async () => {
     const db = open({ poolSize: 1 });
     const events: string[] = [];
-    db.pool.on('acquire', (client) => {
+    db.pool.on('connect', (client) => {
       const original = client.query.bind(client) as (config: unknown) => Promise<unknown>;
       (client as unknown as { query: (config: unknown) => Promise<unknown> }).query = (config) => {
         const label = typeof config === 'string' ? config.split(' ')[0]! : 'statement';
