@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { cpuMs, startServer } from './lib.mjs';
-import { adminUrl, backendsCpuMs, freshDatabase } from './pg-admin.mjs';
+import { adminUrl, backendsCpuMeter, freshDatabase } from './pg-admin.mjs';
 import { prepareWorkspace } from './stores.mjs';
 import { wrk } from './wrk.mjs';
 
@@ -113,12 +113,11 @@ async function measure(svc, { replicas, tenants, routing = 'shared', replicaCore
     try {
       await run(2); // warm-up: pools open, JIT settles
       const replicaBefore = servers.map((s) => cpuMs(s.pid));
-      const backendsBefore = await backendsCpuMs(database.name);
+      const backendsUsed = await backendsCpuMeter(database.name);
       const throttledBefore = groups.map((g) => g.throttledMs());
       const result = await run(seconds);
       const replicaMs = servers.reduce((sum, s, i) => sum + cpuMs(s.pid) - replicaBefore[i], 0);
-      let backendMs = 0;
-      for (const [pid, ms] of await backendsCpuMs(database.name)) backendMs += ms - (backendsBefore.get(pid) ?? 0);
+      const backendMs = await backendsUsed();
       const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, result.total_requests));
       return {
         replicas, tenants, routing, requests_per_second: result.requests_per_second, non_2xx: result.non_2xx, errors: result.errors,

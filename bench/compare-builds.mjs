@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMs, startServer } from './lib.mjs';
-import { backendsCpuMs, freshDatabase } from './pg-admin.mjs';
+import { backendsCpuMeter, freshDatabase } from './pg-admin.mjs';
 import { loadSends, prepareWorkspace } from './post-messages.mjs';
 import { wrk } from './wrk.mjs';
 
@@ -39,16 +39,11 @@ async function measureBuild(dir, round) {
     const created = prepareWorkspace(svc, target);
     const server = await startServer(process.execPath, [svc, 'serve', '--port', '0', ...target, '--rate-limit', '100000000', '--log-format', 'none']);
     const before = cpuMs(server.pid);
-    const pgBefore = database !== undefined ? await backendsCpuMs(database.name) : undefined;
+    const backendsUsed = database !== undefined ? await backendsCpuMeter(database.name) : undefined;
     const result = await loadSends(server, created.token, { seconds, connections });
     const perRequest = (ms) => Math.round((ms * 1000) / result.total_requests);
     const cpuUsPerRequest = perRequest(cpuMs(server.pid) - before);
-    let postgres = {};
-    if (pgBefore !== undefined) {
-      let used = 0;
-      for (const [pid, ms] of await backendsCpuMs(database.name)) used += ms - (pgBefore.get(pid) ?? 0);
-      postgres = { postgres_cpu_us_per_request: perRequest(used) };
-    }
+    const postgres = backendsUsed === undefined ? {} : { postgres_cpu_us_per_request: perRequest(await backendsUsed()) };
     await server.stop();
     return { requests_per_second: result.requests_per_second, cpu_us_per_request: cpuUsPerRequest, ...postgres, non_2xx: result.non_2xx };
   } finally {

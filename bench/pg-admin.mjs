@@ -28,7 +28,20 @@ export async function freshDatabase(label) {
 }
 
 /** CPU ms so far of every PostgreSQL backend connected to the database `name`, by pid. */
-export async function backendsCpuMs(name) {
+async function backendsCpuMs(name) {
   const { rows } = await withAdmin((c) => c.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name]));
   return new Map(rows.map((row) => [row.pid, cpuMs(row.pid)]));
+}
+
+/**
+ * Starts counting the CPU of the PostgreSQL backends serving the database `name`; the returned function gives the
+ * ms they used since (a backend that connected meanwhile counts from its start).
+ */
+export async function backendsCpuMeter(name) {
+  const before = await backendsCpuMs(name);
+  return async () => {
+    let used = 0;
+    for (const [pid, ms] of await backendsCpuMs(name)) used += ms - (before.get(pid) ?? 0);
+    return used;
+  };
 }

@@ -8,7 +8,7 @@
 //   node bench/pg-drivers.mjs      # BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_WORKERS (8), BENCH_BATCH (16), SVC_BENCH_PG_URL
 import pg from 'pg';
 import postgres from 'postgres';
-import { backendsCpuMs, freshDatabase } from './pg-admin.mjs';
+import { backendsCpuMeter, freshDatabase } from './pg-admin.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -79,7 +79,7 @@ async function measure(driver, databaseName) {
   const deadline = performance.now() + seconds * 1000;
   let transactions = 0;
   const cpuBefore = process.cpuUsage();
-  const pgBefore = await backendsCpuMs(databaseName);
+  const backendsUsed = await backendsCpuMeter(databaseName);
   await Promise.all(Array.from({ length: workers }, async (_, w) => {
     while (performance.now() < deadline) {
       await driver.transaction(w + 1);
@@ -87,9 +87,7 @@ async function measure(driver, databaseName) {
     }
   }));
   const cpu = process.cpuUsage(cpuBefore);
-  const pgAfter = await backendsCpuMs(databaseName);
-  let backendMs = 0;
-  for (const [pid, ms] of pgAfter) backendMs += ms - (pgBefore.get(pid) ?? 0);
+  const backendMs = await backendsUsed();
   return {
     tx_per_s: Math.round(transactions / seconds),
     client_cpu_us_per_tx: Math.round((cpu.user + cpu.system) / transactions),

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMs, median, startServer } from './lib.mjs';
-import { backendsCpuMs } from './pg-admin.mjs';
+import { backendsCpuMeter } from './pg-admin.mjs';
 import { benchWorkspace, freshStore, mixedLoad } from './webhook-latency.mjs';
 import { drainOnce } from './webhooks.mjs';
 
@@ -19,13 +19,10 @@ let storesMade = 0;
 /** CPU (ms) of the svc process and, on PostgreSQL, of its backends, from now until the returned function is called. */
 async function cpuMeter(pid, pgName) {
   const svcBefore = cpuMs(pid);
-  const pgBefore = pgName === undefined ? undefined : await backendsCpuMs(pgName);
+  const backendsUsed = pgName === undefined ? undefined : await backendsCpuMeter(pgName);
   return async () => {
     const out = { svc: cpuMs(pid) - svcBefore };
-    if (pgBefore !== undefined) {
-      out.postgres = 0;
-      for (const [backend, ms] of await backendsCpuMs(pgName)) out.postgres += ms - (pgBefore.get(backend) ?? 0);
-    }
+    if (backendsUsed !== undefined) out.postgres = await backendsUsed();
     return out;
   };
 }

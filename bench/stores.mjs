@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMs, median, startServer } from './lib.mjs';
-import { backendsCpuMs, freshDatabase } from './pg-admin.mjs';
+import { backendsCpuMeter, freshDatabase } from './pg-admin.mjs';
 import { measureStoreWebhooks, storeWebhookRows } from './stores-webhooks.mjs';
 import { wrk } from './wrk.mjs';
 
@@ -45,7 +45,7 @@ async function runOne(svc, target, kind, tenants, load, pgName) {
   try {
     const request = REQUESTS[kind];
     const cpuBefore = cpuMs(server.pid);
-    const pgBefore = pgName === undefined ? undefined : await backendsCpuMs(pgName);
+    const backendsUsed = pgName === undefined ? undefined : await backendsCpuMeter(pgName);
     const result = await wrk({
       url: `${server.url}${request.path}`, seconds: load.seconds, connections: load.connections, body: request.body(workspaces[0]),
       headers: { 'content-type': 'application/json' },
@@ -53,12 +53,7 @@ async function runOne(svc, target, kind, tenants, load, pgName) {
     });
     const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, result.total_requests));
     const out = { ...result, svc_cpu_us_per_request: perRequest(cpuMs(server.pid) - cpuBefore) };
-    if (pgBefore !== undefined) {
-      const pgAfter = await backendsCpuMs(pgName);
-      let used = 0;
-      for (const [pid, ms] of pgAfter) used += ms - (pgBefore.get(pid) ?? 0);
-      out.postgres_cpu_us_per_request = perRequest(used);
-    }
+    if (backendsUsed !== undefined) out.postgres_cpu_us_per_request = perRequest(await backendsUsed());
     return out;
   } finally {
     await server.stop();

@@ -101,7 +101,7 @@ export class PgDatabase implements SqlDatabase {
   async write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     if (options.grouped === true) return this.groups.push(fn, options.order, options.prelude);
     const begin = options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE';
-    // One round trip for both (a simple query of two statements).
+    // One message for both (a simple query of two statements), sent with the transaction's first statement.
     return this.transaction(options.indexScans === true ? `${begin}; SET LOCAL enable_bitmapscan = off` : begin, fn);
   }
 

@@ -41,8 +41,7 @@ const ATTEMPTS = query<AttemptRow>({
 export function createDeliveryLogStore(sql: SqlExecutor) {
   const withAttempts = async (rows: DeliveryRow[]): Promise<WebhookDeliveryDto[]> => {
     if (rows.length === 0) return [];
-    const ids = rows.map((r) => r.id);
-    const attempts = await sql.all(ATTEMPTS, { ids: idList(sql, ids) });
+    const attempts = await sql.all(ATTEMPTS, { ids: idList(sql, rows.map((r) => r.id)) });
     return rows.map((row) => ({
       id: row.id,
       webhook_id: row.webhook_msg_id,

@@ -54,7 +54,6 @@ const rowToClaimed = (row: DeliveryRow): ClaimedDelivery => ({
   createdAt: row.created_at,
 });
 
-
 // One delivery per enabled subscription of the scope that names the event, in one statement (not a read and
 // then an insert per subscription: inside a group commit on PostgreSQL each would be a round trip).
 const INSERT_FOR_EVENT = query<{ id: number }>(`INSERT INTO webhook_deliveries
