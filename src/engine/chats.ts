@@ -103,14 +103,7 @@ export async function chatOfWorkspace(ctx: EngineContext, workspaceId: number, c
 }
 
 export function listChats(ctx: EngineContext, workspaceId: number, page: number): Promise<Page<ChatDto>> {
-  let labels = new Map<number, string[]>();
-  const read = async (limit: number, offset: number): Promise<ChatRow[]> => {
-    const rows = await ctx.stores.chats.page(workspaceId, limit, offset);
-    // The page's labels in one statement rather than one per chat.
-    labels = await ctx.stores.chats.labelsOfChats(rows.slice(0, PAGE_SIZE).map((row) => row.id));
-    return rows;
-  };
-  return pageOf(page, read, (row) => chatDto(ctx, row, labels.get(row.id) ?? []));
+  return pageOf(page, (limit, offset) => ctx.stores.chats.pageWithLabels(workspaceId, limit, offset), (row) => chatDto(ctx, row, row.labels));
 }
 
 /** Renames a chat and assigns or unassigns it ("" unassigns), emitting chat:assigned / chat:unassigned. */

@@ -1,4 +1,4 @@
-import { idList, postgresOnly, query, type SqlExecutor } from './sql.js';
+import { postgresOnly, query, type SqlExecutor } from './sql.js';
 
 export interface ChatRow {
   id: number;
@@ -43,7 +43,19 @@ const INSERT_UNLESS_TAKEN = query<Omit<ChatRow, 'account_phone'>>(
    ON CONFLICT DO NOTHING
    RETURNING *`,
 );
-const PAGE = query<ChatRow>(`${SELECT_CHAT} WHERE c.workspace_id = @workspaceId ORDER BY c.id LIMIT @limit OFFSET @offset`);
+// A page of chats with each chat's labels in name order, in one statement: on PostgreSQL a second statement
+// for the labels was a second round trip for every page read, and could see another moment than the first.
+const PAGE_WITH_LABELS = query<ChatRow & { labels: string[] | string }>({
+  sqlite: `SELECT c.*, a.phone AS account_phone,
+      (SELECT json_group_array(name) FROM (SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+        WHERE cl.chat_id = c.id ORDER BY l.name)) AS labels
+    FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
+    WHERE c.workspace_id = @workspaceId ORDER BY c.id LIMIT @limit OFFSET @offset`,
+  postgres: `SELECT c.*, a.phone AS account_phone,
+      ARRAY(SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.chat_id = c.id ORDER BY l.name) AS labels
+    FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
+    WHERE c.workspace_id = @workspaceId ORDER BY c.id LIMIT @limit OFFSET @offset`,
+});
 const UPDATE = query(
   `UPDATE chats SET name = @name, responsible_email = @responsible_email, responsible_name = @responsible_name
    WHERE id = @id`,
@@ -56,14 +68,6 @@ const ATTACH_LABEL = query('INSERT INTO chat_labels (chat_id, label_id) VALUES (
 const LABELS_OF = query<{ name: string }>(
   'SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.chat_id = @chatId ORDER BY l.name',
 );
-// The labels of a page of chats in one statement, not one statement per chat (the ids as `idList` binds them).
-const LABELS_OF_CHATS = query<{ chat_id: number; name: string }>({
-  sqlite: `SELECT cl.chat_id, l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id IN (SELECT value FROM json_each(@ids)) ORDER BY cl.chat_id, l.name`,
-  postgres: `SELECT cl.chat_id, l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = ANY(@ids::bigint[]) ORDER BY cl.chat_id, l.name`,
-});
-
 // Chats a batch's prelude made for writes that failed: gone unless something refers to them after all.
 const REMOVE_UNUSED = postgresOnly(
   `DELETE FROM chats c WHERE c.id = ANY(@ids::bigint[])
@@ -97,7 +101,13 @@ export function createChatStore(sql: SqlExecutor) {
       });
       return row === undefined ? undefined : { ...row, account_phone: c.account.phone };
     },
-    page: (workspaceId: number, limit: number, offset: number): Promise<ChatRow[]> => sql.all(PAGE, { workspaceId, limit, offset }),
+    /** A page of the workspace's chats (by id), each with its labels in name order. */
+    pageWithLabels: async (workspaceId: number, limit: number, offset: number): Promise<Array<ChatRow & { labels: string[] }>> =>
+      (await sql.all(PAGE_WITH_LABELS, { workspaceId, limit, offset })).map((row) => ({
+        ...row,
+        // SQLite answers the labels as a JSON array, PostgreSQL as an array.
+        labels: typeof row.labels === 'string' ? (JSON.parse(row.labels) as string[]) : row.labels,
+      })),
     update: async (c: { id: number; name: string; responsible_email: string | null; responsible_name: string | null }): Promise<void> =>
       void (await sql.run(UPDATE, { ...c })),
     /** Attaches a label to a chat, creating the label when the workspace has none by that name. */
@@ -110,16 +120,5 @@ export function createChatStore(sql: SqlExecutor) {
       await sql.run(ATTACH_LABEL, { chatId, labelId });
     },
     labelsOf: async (chatId: number): Promise<string[]> => (await sql.all(LABELS_OF, { chatId })).map((row) => row.name),
-    /** Labels by chat id for several chats; a chat without labels has no entry. */
-    labelsOfChats: async (chatIds: readonly number[]): Promise<Map<number, string[]>> => {
-      const labels = new Map<number, string[]>();
-      if (chatIds.length === 0) return labels;
-      for (const row of await sql.all(LABELS_OF_CHATS, { ids: idList(sql, chatIds) })) {
-        const names = labels.get(row.chat_id) ?? [];
-        names.push(row.name);
-        labels.set(row.chat_id, names);
-      }
-      return labels;
-    },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * A page of chats carries each chat's labels, read for the whole page in one statement (not one per chat), on
- * both stores.
+ * A page of chats carries each chat's labels, read with the page in one statement (not one per chat, nor a
+ * second one for the page's labels), on both stores.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { STORES, storeTestEngine } from '../support/store-engine.js';
@@ -21,7 +21,7 @@ describe.each(STORES)('listing chats on %s', (store) => {
       expected.set(chat_id, [...labels].sort());
     }
     const perChat = vi.spyOn(t.ctx.stores.chats, 'labelsOf');
-    const perPage = vi.spyOn(t.ctx.stores.chats, 'labelsOfChats');
+    const perPage = vi.spyOn(t.ctx.stores.chats, 'pageWithLabels');
     const first = await t.api.listChats(1);
     const second = await t.api.listChats(2);
     expect(perChat).not.toHaveBeenCalled();
