@@ -1,13 +1,14 @@
 /**
- * What a message event's webhook body is built from: the message, its chat, its account, its file and its
- * reactions. On PostgreSQL one statement reads them all: inside a group commit every read is a round trip,
- * and a batch of incoming messages builds a body per event (counted under the mixed load: a third of all
+ * What an event's webhook body is built from: for a message event the message, its chat, its account, its
+ * file and its reactions; for a chat event the chat and its account. On PostgreSQL one statement reads them
+ * all, the message and the chat events of a transaction together: inside a group commit every read is a round
+ * trip, and a batch of incoming messages builds a body per event (counted under the mixed load: a third of all
  * statements were these reads). On SQLite, where a read is a function call, the stores' own reads.
  */
 import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
-import { CHAT_BY_ID, SELECT_CHAT, type ChatRow } from './chat-store.js';
+import { CHAT_BY_ID, type ChatRow } from './chat-store.js';
 import { FILE_BY_ID, FILE_COLUMNS, type FileRow } from './file-store.js';
-import { flushReceived, MESSAGE_BY_ID, reactionsOf, SELECT_MESSAGE, type MessageRow } from './message-store.js';
+import { flushReceived, MESSAGE_BY_ID, reactionsOf, type MessageRow } from './message-store.js';
 import { postgresOnly, type SqlExecutor } from './sql.js';
 
 export interface MessageEventView {
@@ -19,68 +20,95 @@ export interface MessageEventView {
   reactions: Record<string, string> | null;
 }
 
-// row_to_json keeps every column under its name, as the single-row reads return them (BIGINTs are numbers
-// in both: JSON numbers here, and the pool's INT8 parser there).
-const VIEWS = postgresOnly<{ message: MessageRow; chat: ChatRow; account: AccountRow; file: FileRow | null; reactions: Record<string, number> | null }>(
-  `SELECT row_to_json(m) AS message, row_to_json(c) AS chat, row_to_json(a) AS account, row_to_json(f) AS file,
-     (SELECT json_object_agg(r.emoji, r.count ORDER BY r.emoji) FROM reactions r WHERE r.message_id = m.id) AS reactions
-   FROM (${SELECT_MESSAGE} WHERE m.id = ANY(@ids::bigint[])) m
-   JOIN (${SELECT_CHAT}) c ON c.id = m.chat_id AND c.workspace_id = m.workspace_id
-   JOIN messenger_accounts a ON a.id = m.messenger_account_id
-   LEFT JOIN (SELECT ${FILE_COLUMNS} FROM files) f ON f.id = m.file_id`,
-);
-
 /** What a chat event's body is built from. */
 export interface ChatEventView {
   chat: ChatRow;
   account: AccountRow;
 }
 
-const CHAT_VIEWS = postgresOnly<{ chat: ChatRow; account: AccountRow }>(
-  `SELECT row_to_json(c) AS chat, row_to_json(a) AS account
-   FROM (${SELECT_CHAT} WHERE c.id = ANY(@ids::bigint[])) c JOIN messenger_accounts a ON a.id = c.messenger_account_id`,
+export interface EventViews {
+  /** By message id; a message whose row, chat or account is gone has none. */
+  messages: Map<number, MessageEventView>;
+  /** By chat id; a chat gone, or not of the workspace it was asked under, has none. */
+  chats: Map<number, ChatEventView>;
+}
+
+interface MessageViewRow {
+  message: Omit<MessageRow, 'file_uid' | 'reply_to_uid' | 'account_phone' | 'contact_phone'>;
+  /** Null when the chat is gone or of another workspace: the message then has no view. */
+  chat: ChatRow | null;
+  account: AccountRow | null;
+  file: FileRow | null;
+  reply_to_uid: string | null;
+  reactions: Record<string, number> | null;
+}
+
+// The chat as chat-store's SELECT_CHAT reads it.
+const CHAT_JSON = `to_jsonb(c) || jsonb_build_object('account_phone', a.phone)`;
+
+// Each row a message needs is a sub-select of its own, not a join: PostgreSQL plans a sub-select alone, and the
+// same reads as one join of nine relations took 2 ms to plan at every call (it keeps custom plans for this
+// statement), five times its execution. row_to_json keeps every column under its name, as the single-row
+// reads return them (BIGINTs are numbers in both: JSON numbers here, and the pool's INT8 parser there).
+const VIEWS = postgresOnly<{ messages: MessageViewRow[] | null; chats: ChatEventView[] | null }>(
+  `SELECT
+     (SELECT json_agg(v) FROM (
+        SELECT row_to_json(m) AS message,
+          (SELECT ${CHAT_JSON} FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
+            WHERE c.id = m.chat_id AND c.workspace_id = m.workspace_id) AS chat,
+          (SELECT row_to_json(a) FROM messenger_accounts a WHERE a.id = m.messenger_account_id) AS account,
+          (SELECT row_to_json(f) FROM (SELECT ${FILE_COLUMNS} FROM files WHERE id = m.file_id) f) AS file,
+          (SELECT r.uid FROM messages r WHERE r.id = m.reply_to_id) AS reply_to_uid,
+          (SELECT json_object_agg(x.emoji, x.count ORDER BY x.emoji) FROM reactions x WHERE x.message_id = m.id) AS reactions
+        FROM messages m WHERE m.id = ANY(@messageIds::bigint[])) v) AS messages,
+     (SELECT json_agg(v) FROM (
+        SELECT ${CHAT_JSON} AS chat, row_to_json(a) AS account
+        FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
+        WHERE c.id = ANY(@chatIds::bigint[])) v) AS chats`,
 );
+
+const reactionsAsText = (reactions: Record<string, number> | null): Record<string, string> | null =>
+  reactions === null ? null : Object.fromEntries(Object.entries(reactions).map(([emoji, n]) => [emoji, String(n)]));
 
 export function createMessageEventViews(sql: SqlExecutor) {
   return {
-    /** The views of messages `ids` by id; a message whose row, chat or account is gone has none. */
-    async ofMessages(ids: readonly number[]): Promise<Map<number, MessageEventView>> {
+    /** The views of messages `messageIds` and of chats `chats` (each under the workspace it is asked for). */
+    async of(messageIds: readonly number[], chats: ReadonlyArray<{ id: number; workspaceId: number }>): Promise<EventViews> {
       await flushReceived(sql);
-      const views = new Map<number, MessageEventView>();
+      const views: EventViews = { messages: new Map(), chats: new Map() };
+      if (messageIds.length === 0 && chats.length === 0) return views;
+      const chatWorkspace = new Map(chats.map((c) => [c.id, c.workspaceId]));
       if (sql.dialect === 'postgres') {
-        if (ids.length === 0) return views;
-        for (const row of await sql.all(VIEWS, { ids: [...new Set(ids)] })) {
-          const reactions = row.reactions === null ? null : Object.fromEntries(Object.entries(row.reactions).map(([emoji, n]) => [emoji, String(n)]));
-          views.set(row.message.id, { message: row.message, chat: row.chat, account: row.account, file: row.file ?? undefined, reactions });
+        const row = (await sql.get(VIEWS, { messageIds: [...new Set(messageIds)], chatIds: [...chatWorkspace.keys()] }))!;
+        for (const { message, chat, account, file, reply_to_uid: replyToUid, reactions } of row.messages ?? []) {
+          if (chat === null || account === null) continue;
+          views.messages.set(message.id, {
+            // The columns SELECT_MESSAGE adds to the row.
+            message: { ...message, file_uid: file?.uid ?? null, reply_to_uid: replyToUid, account_phone: account.phone, contact_phone: chat.contact_phone },
+            chat,
+            account,
+            file: file ?? undefined,
+            reactions: reactionsAsText(reactions),
+          });
+        }
+        for (const view of row.chats ?? []) {
+          if (chatWorkspace.get(view.chat.id) === view.chat.workspace_id) views.chats.set(view.chat.id, view);
         }
         return views;
       }
-      for (const id of ids) {
+      for (const id of messageIds) {
         const message = await sql.get(MESSAGE_BY_ID, { id });
         if (message === undefined) continue;
         const chat = await sql.get(CHAT_BY_ID, { id: message.chat_id, workspaceId: message.workspace_id });
         const account = await sql.get(ACCOUNT_BY_ID, { id: message.messenger_account_id });
         if (chat === undefined || account === undefined) continue;
         const file = message.file_id === null ? undefined : await sql.get(FILE_BY_ID, { id: message.file_id });
-        views.set(id, { message, chat, account, file, reactions: await reactionsOf(sql, message.id) });
+        views.messages.set(id, { message, chat, account, file, reactions: await reactionsOf(sql, message.id) });
       }
-      return views;
-    },
-    /** The chats `ids` (of `workspaceId`s as given) with their accounts, by chat id. */
-    async ofChats(chats: ReadonlyArray<{ id: number; workspaceId: number }>): Promise<Map<number, ChatEventView>> {
-      const views = new Map<number, ChatEventView>();
-      if (sql.dialect === 'postgres') {
-        if (chats.length === 0) return views;
-        const wanted = new Map(chats.map((c) => [c.id, c.workspaceId]));
-        for (const row of await sql.all(CHAT_VIEWS, { ids: [...wanted.keys()] })) {
-          if (wanted.get(row.chat.id) === row.chat.workspace_id) views.set(row.chat.id, row);
-        }
-        return views;
-      }
-      for (const { id, workspaceId } of chats) {
+      for (const [id, workspaceId] of chatWorkspace) {
         const chat = await sql.get(CHAT_BY_ID, { id, workspaceId });
         const account = chat && (await sql.get(ACCOUNT_BY_ID, { id: chat.messenger_account_id }));
-        if (chat !== undefined && account !== undefined) views.set(id, { chat, account });
+        if (chat !== undefined && account !== undefined) views.chats.set(id, { chat, account });
       }
       return views;
     },

@@ -28,16 +28,14 @@ const accountInput = (account: AccountRow): AccountInput => ({ fullName: account
 
 /**
  * The docs/api-behaviour.md bodies of workspace events, in their order, read from the rows inside the
- * transaction that emitted them (a statement for all the message events and one for all the chat events on
- * PostgreSQL); null where a row has gone (nothing to tell). Download links are signed here and again before
- * each attempt.
+ * transaction that emitted them (one statement for all of them on PostgreSQL); null where a row has gone
+ * (nothing to tell). Download links are signed here and again before each attempt.
  */
 export async function buildEventPayloads(ctx: EngineContext, events: readonly WorkspaceEvent[]): Promise<Array<WebhookPayload | null>> {
   const { stores } = ctx;
   const messageIds = events.flatMap((event) => ('messageId' in event ? [event.messageId] : []));
   const chatIds = events.flatMap((event) => ('chatId' in event ? [{ id: event.chatId, workspaceId: event.workspaceId }] : []));
-  const messageViews = messageIds.length === 0 ? new Map() : await stores.messageEventViews.ofMessages(messageIds);
-  const chatViews = chatIds.length === 0 ? new Map() : await stores.messageEventViews.ofChats(chatIds);
+  const { messages: messageViews, chats: chatViews } = await stores.messageEventViews.of(messageIds, chatIds);
   const payloads: Array<WebhookPayload | null> = [];
   for (const event of events) {
     if ('messageId' in event && is<MessageEventType>(MESSAGE_EVENT_TYPES, event.type)) {
