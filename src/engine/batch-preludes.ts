@@ -9,8 +9,7 @@
 import type { SqlExecutor } from '../store/sql.js';
 import { createBatchReadStore } from '../store/batch-read-store.js';
 import { hasNul } from '../wire/nul-text.js';
-import { EVENT_TYPES } from '../wire/webhook-events.js';
-import { memoKeys } from './memo-keys.js';
+import { memoKeys, noteSubscribedEvents } from './memo-keys.js';
 
 /**
  * A send's share: its workspace, and the contact when the workspace's default sender sends it, with the chat
@@ -40,9 +39,10 @@ export interface IncomingPreludeArg {
 const usable = (text: unknown): text is string => typeof text === 'string' && !hasNul(text);
 
 /**
- * Locks the batch's workspaces (ascending id), reads their default senders and the chats the sends go to, and
- * creates those that do not exist yet in the same statement: the first send to take one (findOrCreateChat)
- * tells its events, and one no send takes (its send failed) is removed before the COMMIT (`DeferredWrites`).
+ * Locks the batch's workspaces (ascending id) and reads which events they subscribe to, their default senders
+ * and the chats the sends go to, and creates those that do not exist yet in the same statement: the first send
+ * to take one (findOrCreateChat) tells its events, and one no send takes (its send failed) is removed before
+ * the COMMIT (`DeferredWrites`).
  */
 export async function prepareSends(tx: SqlExecutor, args: SendPreludeArg[]): Promise<void> {
   const memo = tx.memo;
@@ -57,6 +57,7 @@ export async function prepareSends(tx: SqlExecutor, args: SendPreludeArg[]): Pro
   const now = Math.max(...args.map((arg) => arg.now));
   for (const row of await createBatchReadStore(tx).prepareSends(workspaceIds, pairs, now)) {
     memo.set(memoKeys.workspaceLock(row.workspace.id), row.workspace);
+    noteSubscribedEvents(memo, row.workspace.id, row.subscribed_events);
     if (row.sender === null) continue;
     memo.set(memoKeys.defaultSender(row.sender.workspace_id), row.sender);
     const chat = row.chat ?? (row.created === null ? null : { ...row.created, account_phone: row.sender.phone });
@@ -88,7 +89,7 @@ export async function prepareIncoming(tx: SqlExecutor, args: IncomingPreludeArg[
     if (chat !== null) memo.set(memoKeys.chat(account.id, contactPhone), chat);
     else memo.set(memoKeys.noChat(account.id, contactPhone), true);
     if (made !== null) created.push(made.id);
-    for (const type of EVENT_TYPES) memo.set(memoKeys.wants(account.workspace_id, type), { yes: subscribed.includes(type) });
+    noteSubscribedEvents(memo, account.workspace_id, subscribed);
   }
   tx.deferred?.offerChats(created);
 }

@@ -1,3 +1,5 @@
+import { EVENT_TYPES } from '../wire/webhook-events.js';
+
 /**
  * Names of the rows a write transaction keeps in its `memo` (`readOnce` in context.ts): the writes of one group
  * commit read them under these names, and the batch preludes (`batch-preludes.ts`) fill them in ahead.
@@ -13,3 +15,11 @@ export const memoKeys = {
   /** `{ yes }`: whether some enabled subscription of the workspace names the event. */
   wants: (workspaceId: number, eventType: string) => `wants:${workspaceId}:${eventType}`,
 };
+
+/**
+ * Notes in `memo` which events workspace `workspaceId` subscribes to (`subscribed`, as a statement that read
+ * them along with its rows found), so the events the transaction emits need no probe of their own.
+ */
+export function noteSubscribedEvents(memo: Map<string, unknown> | undefined, workspaceId: number, subscribed: readonly string[]): void {
+  for (const type of EVENT_TYPES) memo?.set(memoKeys.wants(workspaceId, type), { yes: subscribed.includes(type) });
+}

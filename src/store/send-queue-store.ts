@@ -79,15 +79,24 @@ const APPLY_CLAIMS = postgresOnly(
 
 const REMOVE_JOB = query(`DELETE FROM jobs WHERE kind = 'send' AND ref_id = @refId`);
 // The jobs' removal and the messages' read in one round trip (the read sees the messages, which it does not change).
-const REMOVE_JOBS_READ_MESSAGES = postgresOnly<MessageRow>(
+// With each message, the event types its workspace subscribes to: the completion's events need no probe.
+const REMOVE_JOBS_READ_MESSAGES = postgresOnly<MessageRow & { subscribed_events: string[] }>(
   `WITH removed AS (DELETE FROM jobs WHERE kind = 'send' AND ref_id = ANY(@ids::bigint[]))
-   ${SELECT_MESSAGE} WHERE m.id = ANY(@ids::bigint[])`,
+   SELECT v.*, ARRAY(SELECT DISTINCT s.event_type FROM webhook_subscriptions s WHERE s.workspace_id = v.workspace_id AND s.enabled = 1) AS subscribed_events
+   FROM (${SELECT_MESSAGE} WHERE m.id = ANY(@ids::bigint[])) v`,
 );
 const MARK_SENT = query(`UPDATE messages SET status = 'Sent', network_message_id = @networkMessageId, sent_at = @now WHERE id = @id`);
 const MARK_ALL_SENT = postgresOnly(
   `UPDATE messages m SET status = 'Sent', network_message_id = s.network_message_id, sent_at = @now
    FROM unnest(@ids::bigint[], @networkMessageIds::text[]) AS s(id, network_message_id) WHERE m.id = s.id`,
 );
+
+/** What `finishJobsOf` answers. */
+export interface FinishedJobs {
+  messages: Map<number, MessageRow>;
+  /** By workspace: the event types some enabled subscription names; read only where a read is a round trip. */
+  subscribedEvents: Map<number, string[]> | undefined;
+}
 
 export function createSendQueueStore(sql: SqlExecutor) {
   const postgres = sql.dialect === 'postgres';
@@ -138,24 +147,27 @@ export function createSendQueueStore(sql: SqlExecutor) {
 
     /**
      * Removes the send jobs of the messages `ids` and returns the messages as they are now, by id (a deleted one
-     * has none). By message and not job id: SQLite reuses a deleted job's rowid, so a late finisher could hit a
-     * newer job.
+     * has none), and on PostgreSQL which events their workspaces subscribe to. By message and not job id: SQLite
+     * reuses a deleted job's rowid, so a late finisher could hit a newer job.
      */
-    async finishJobsOf(ids: readonly number[]): Promise<Map<number, MessageRow>> {
-      if (ids.length === 0) return new Map();
+    async finishJobsOf(ids: readonly number[]): Promise<FinishedJobs> {
+      const finished: FinishedJobs = { messages: new Map(), subscribedEvents: undefined };
+      if (ids.length === 0) return finished;
       await flushReceived(sql);
-      let rows: MessageRow[];
       if (postgres) {
-        rows = await sql.all(REMOVE_JOBS_READ_MESSAGES, { ids });
-      } else {
-        rows = [];
-        for (const id of ids) {
-          const row = await sql.get(MESSAGE_BY_ID, { id });
-          if (row !== undefined) rows.push(row);
-          await sql.run(REMOVE_JOB, { refId: id });
+        finished.subscribedEvents = new Map();
+        for (const { subscribed_events: subscribed, ...message } of await sql.all(REMOVE_JOBS_READ_MESSAGES, { ids })) {
+          finished.messages.set(message.id, message);
+          finished.subscribedEvents.set(message.workspace_id, subscribed);
         }
+        return finished;
       }
-      return new Map(rows.map((row) => [row.id, row]));
+      for (const id of ids) {
+        const row = await sql.get(MESSAGE_BY_ID, { id });
+        if (row !== undefined) finished.messages.set(id, row);
+        await sql.run(REMOVE_JOB, { refId: id });
+      }
+      return finished;
     },
 
     async markAllSent(sent: ReadonlyArray<{ id: number; networkMessageId: string | null }>, now: number): Promise<void> {

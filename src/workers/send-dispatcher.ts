@@ -4,6 +4,7 @@ import type { MessageRow } from '../store/message-store.js';
 import type { HeadClaim } from '../store/send-queue-store.js';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { restoreCredits } from '../engine/credits.js';
+import { noteSubscribedEvents } from '../engine/memo-keys.js';
 import { fromStorageError, isSvcError } from '../wire/errors.js';
 import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
@@ -159,7 +160,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   const completeBatch = async (batch: ReadonlyArray<{ claimed: ClaimedSend; outcome: DeliveryOutcome }>): Promise<void> => {
     if (batch.length === 0) return;
     await inWriteTransaction(ctx, async (tx) => {
-      const current = await tx.stores.sendQueue.finishJobsOf(batch.map(({ claimed }) => claimed.message.id));
+      const { messages: current, subscribedEvents } = await tx.stores.sendQueue.finishJobsOf(batch.map(({ claimed }) => claimed.message.id));
+      for (const [workspaceId, subscribed] of subscribedEvents ?? []) noteSubscribedEvents(tx.sql.memo, workspaceId, subscribed);
       const now = tx.clock.now();
       const open = batch.flatMap(({ claimed, outcome }) => {
         const message = current.get(claimed.message.id);

@@ -205,6 +205,30 @@ describe.each(stores)('a batch over several workspaces on %s', (_name, open) => 
     }
   });
 
+  it('sends of a batch to new contacts tell chat:created to the workspace subscribed to it, and to no other', async () => {
+    const t = await setup([5, 5]);
+    try {
+      const [a, b] = t.workspaces as [(typeof t.workspaces)[0], (typeof t.workspaces)[0]];
+      await t.engine.webhooks(a.ws).create({ event_type: 'chat:created', url: 'https://example.com/hook' });
+      await t.engine.webhooks(b.ws).create({ event_type: 'message:new', url: 'https://example.com/hook' });
+      const sent = await Promise.all([
+        a.api.sendToPhone({ phone: '+14155550721', text: 'a1' }),
+        b.api.sendToPhone({ phone: '+14155550722', text: 'b1' }),
+        a.api.sendToPhone({ phone: '+14155550723', text: 'a2' }),
+      ]);
+      const rows = await t.engine.context.sql.all(query<{ event_type: string; payload: string }>(
+        `SELECT d.event_type, d.payload FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+         WHERE s.workspace_id IN (@a, @b) ORDER BY d.id`,
+      ), { a: a.ws, b: b.ws });
+      expect(rows.map((row) => [row.event_type, (JSON.parse(row.payload) as { chat: { chat_id: number } }).chat.chat_id])).toEqual([
+        ['chat:created', sent[0].chat_id],
+        ['chat:created', sent[2].chat_id],
+      ]);
+    } finally {
+      await t.engine.close();
+    }
+  });
+
   it('wakes the dispatcher when a send starts its account\'s queue; behind a queued send only SQLite wakes it', async () => {
     const t = await setup([10]);
     try {

@@ -94,6 +94,22 @@ describe.each(sqliteAndPostgres(() => pgUrl()))('unspaced runs on %s', (store, o
     }
   });
 
+  it('the completions tell message:sent:new, and only that, to the workspace subscribed to it alone', async () => {
+    const { t, ws, accepted } = await setUp();
+    try {
+      await t.engine.webhooks(ws).create({ event_type: 'message:sent:new', url: 'https://example.com/hook' });
+      await t.engine.workers.runDue();
+      const rows = await t.ctx.database.sql.all(query<{ event_type: string; payload: string }>(
+        `SELECT d.event_type, d.payload FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+         WHERE s.workspace_id = @ws ORDER BY d.id`,
+      ), { ws });
+      expect(rows.map((row) => row.event_type)).toEqual(accepted.map(() => 'message:sent:new'));
+      expect(rows.map((row) => (JSON.parse(row.payload) as { message: { message_uid: string } }).message.message_uid)).toEqual(accepted);
+    } finally {
+      await t.engine.close();
+    }
+  });
+
   it('a message refused for a passing reason stops its run: it goes again first, and the order holds', async () => {
     const { t, network, ws, accepted, deliveredFrom, unspaced } = await setUp();
     try {

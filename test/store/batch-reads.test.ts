@@ -46,6 +46,8 @@ describe('batch reads on PostgreSQL', () => {
       for (const row of sends) {
         expect(row.workspace).toEqual(await stores.workspaces.byId(row.workspace.id));
         expect(row.sender ?? undefined).toEqual(await stores.accounts.defaultSender(row.workspace.id));
+        // What the workspace subscribes to, so the batch's chat:created events need no probe of their own.
+        expect(row.subscribed_events).toEqual(row.workspace.id === b ? ['message:new'] : []);
         const chat = row.sender === null ? undefined : await stores.chats.byPair(row.sender.id, row.contact_phone!);
         if (row.created === null) expect(row.chat ?? undefined).toEqual(chat);
         else expect({ ...row.created, account_phone: row.sender!.phone }).toEqual(chat);
