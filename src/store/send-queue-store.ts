@@ -132,10 +132,13 @@ export function createSendQueueStore(sql: SqlExecutor) {
     async applyClaims(claims: readonly HeadClaim[], owner: string, until: number): Promise<void> {
       if (claims.length === 0) return;
       if (postgres) {
-        await sql.run(APPLY_CLAIMS, {
+        const params = {
           jobIds: claims.map((c) => c.jobId), accountIds: claims.map((c) => c.accountId), nextSendAts: claims.map((c) => c.nextSendAt),
           messageIds: claims.map((c) => c.messageId), owner, until,
-        });
+        };
+        // The claim's last write: its COMMIT need not wait for its answer.
+        if (sql.sendBeforeCommit !== undefined) sql.sendBeforeCommit(APPLY_CLAIMS, params);
+        else await sql.run(APPLY_CLAIMS, params);
         return;
       }
       for (const claim of claims) {

@@ -104,6 +104,37 @@ describe('PostgreSQL store', () => {
     expect((await db.sql.all(keys)).map((row) => row.key)).toEqual(['pipelined-1', 'pipelined-2']);
   });
 
+  it('write: a last write sent before the COMMIT has the COMMIT follow it unanswered; its failure fails the transaction', async () => {
+    const db = open({ poolSize: 1 });
+    const events: string[] = [];
+    db.pool.on('connect', (client) => {
+      const original = client.query.bind(client) as (config: unknown) => Promise<unknown>;
+      (client as unknown as { query: (config: unknown) => Promise<unknown> }).query = (config) => {
+        const label = typeof config === 'string' ? config.split(' ')[0]! : 'statement';
+        events.push(`sent ${label}`);
+        return original(config).finally(() => events.push(`answered ${label}`));
+      };
+    });
+    const put = query("INSERT INTO settings (key, value) VALUES (@key, 'v')");
+    const keys = query<{ key: string }>("SELECT key FROM settings WHERE key LIKE 'last-%' ORDER BY key");
+    await db.write(async (tx) => {
+      await tx.run(put, { key: 'last-1' });
+      tx.sendBeforeCommit!(put, { key: 'last-2' });
+    });
+    expect(events.slice(-4)).toEqual(['sent statement', 'sent COMMIT', 'answered statement', 'answered COMMIT']);
+    expect((await db.sql.all(keys)).map((row) => row.key)).toEqual(['last-1', 'last-2']);
+
+    // The key exists: the write sent last fails, so does the transaction (its first write undone with it), with
+    // the write's own error (a unique violation); the pool's one connection serves the next transaction.
+    const failed = await db.write(async (tx) => {
+      await tx.run(put, { key: 'last-3' });
+      tx.sendBeforeCommit!(put, { key: 'last-2' });
+    }).catch((error: unknown) => error);
+    expect((failed as { code?: string }).code).toBe('23505');
+    await db.write(async (tx) => tx.sendBeforeCommit!(put, { key: 'last-4' }));
+    expect((await db.sql.all(keys)).map((row) => row.key)).toEqual(['last-1', 'last-2', 'last-4']);
+  });
+
   it('notify: a wake-up sent in a transaction reaches every replica after the commit, not before', async () => {
     const [a, b] = [open(), open()];
     const seen: string[] = [];

@@ -35,7 +35,7 @@ describe.each(sqliteAndPostgres(() => pgUrl()))('workspace events into the outbo
       const bNew = (await hook(b, 'message:new', 'https://three.example.com/h')).id;
       await engine.webhooks(b).update(bNew, { enabled: false });
 
-      const written = await engine.context.database.write((tx) =>
+      await engine.context.database.write((tx) =>
         createDeliveryStore(tx, generateMessageId).enqueueWorkspaceEvents([
           { workspaceId: a, eventType: 'chat:created', payload: { n: 1 }, now: 10 },
           { workspaceId: b, eventType: 'message:new', payload: { n: 2 }, now: 10 },
@@ -43,7 +43,6 @@ describe.each(sqliteAndPostgres(() => pgUrl()))('workspace events into the outbo
           { workspaceId: a, eventType: 'chat:assigned', payload: { n: 4 }, now: 11 },
         ]),
       );
-      expect(written).toBe(3);
       const rows = await engine.context.sql.all(DELIVERIES, { a, b });
       expect(rows.map((r) => [r.subscription_id, r.event_type, r.payload, r.status])).toEqual([
         [aChat, 'chat:created', '{"n":1}', 'pending'],

@@ -44,8 +44,11 @@ async function writeLaterEvents(later: LaterEvent[]): Promise<void> {
     const payload = payloads[i];
     return payload === null || payload === undefined ? [] : [{ workspaceId: event.workspaceId, eventType: event.type, payload, now }];
   });
-  // The wake goes out after the commit, with the first event's write (`inWriteTransaction`).
-  if ((await tx.stores.deliveries.enqueueWorkspaceEvents(events)) > 0) tx.wake(WEBHOOKS_WAKE);
+  if (events.length === 0) return;
+  // Last before the COMMIT (on PostgreSQL it goes without waiting for its answer). The wake goes out after the
+  // commit (`inWriteTransaction`); should a subscription have gone meanwhile, it finds nothing to claim.
+  await tx.stores.deliveries.enqueueWorkspaceEvents(events);
+  tx.wake(WEBHOOKS_WAKE);
 }
 
 /**

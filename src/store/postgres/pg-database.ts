@@ -115,11 +115,17 @@ export class PgDatabase implements SqlDatabase {
         // statements behind it too; awaited after `fn` for a transaction that sent none.
         const began = client.query(begin);
         began.catch(() => undefined);
-        const tx = pgExecutor(client, { memo: new Map(), deferred: new DeferredWrites() });
+        const sent: Array<Promise<unknown>> = [];
+        const tx = pgExecutor(client, { memo: new Map(), deferred: new DeferredWrites(), sent });
         const result = await fn(tx);
         await began;
         await flushDeferred(tx);
-        await client.query('COMMIT');
+        // Pipelined behind the writes sent without waiting (`sendBeforeCommit`). A failed one has aborted the
+        // transaction, which this COMMIT then rolls back: its error is thrown here, before the COMMIT's answer.
+        const committed = client.query('COMMIT');
+        committed.catch(() => undefined);
+        await Promise.all(sent);
+        if ((await committed).command !== 'COMMIT') throw new Error('the transaction was rolled back at its COMMIT');
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch((rollbackError: Error) => {

@@ -31,11 +31,24 @@ async function execute(target: Queryable, statement: Statement, params: Params |
   }
 }
 
-/** The SqlExecutor of a pool, or of one write transaction's client (with the transaction's `memo` and `deferred`). */
-export function pgExecutor(target: Queryable, transaction?: { memo: Map<string, unknown>; deferred: DeferredWrites }): SqlExecutor {
+/** What a write transaction's executor carries: see `SqlExecutor`; `sent` gathers what `sendBeforeCommit` sent. */
+export interface PgTransactionState {
+  memo: Map<string, unknown>;
+  deferred: DeferredWrites;
+  sent: Array<Promise<unknown>>;
+}
+
+/** The SqlExecutor of a pool, or of one write transaction's client (with the transaction's state). */
+export function pgExecutor(target: Queryable, transaction?: PgTransactionState): SqlExecutor {
+  const sendBeforeCommit = transaction && ((statement: Statement, params?: Params): void => {
+    const answer = execute(target, statement, params);
+    // Awaited by the transaction with its COMMIT; until then a failure must not count as unhandled.
+    answer.catch(() => undefined);
+    transaction.sent.push(answer);
+  });
   return {
     dialect: 'postgres',
-    ...transaction,
+    ...(transaction && { memo: transaction.memo, deferred: transaction.deferred, sendBeforeCommit }),
     all: async <Row>(statement: Statement<Row>, params?: Params) => (await execute(target, statement, params)).rows as Row[],
     get: async <Row>(statement: Statement<Row>, params?: Params) =>
       (await execute(target, statement, params)).rows[0] as Row | undefined,

@@ -156,20 +156,21 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
 
     /**
      * `enqueueEvent` for several workspace events at once, in their order: one statement on PostgreSQL, where
-     * each is a round trip (a group commit's events, written before its COMMIT). Resolves with the number of
-     * deliveries written.
+     * each is a round trip (a group commit's events, written last before its COMMIT, which follows it without
+     * waiting for its answer: `sendBeforeCommit`). Resolves once it is written or, there, sent.
      */
-    async enqueueWorkspaceEvents(events: ReadonlyArray<{ workspaceId: number; eventType: string; payload: unknown; now: number }>): Promise<number> {
+    async enqueueWorkspaceEvents(events: ReadonlyArray<{ workspaceId: number; eventType: string; payload: unknown; now: number }>): Promise<void> {
       if (sql.dialect !== 'postgres') {
-        let written = 0;
-        for (const event of events) written += (await enqueueEvent(event)).length;
-        return written;
+        for (const event of events) await enqueueEvent(event);
+        return;
       }
-      if (events.length === 0) return 0;
-      return sql.run(INSERT_FOR_EVENTS, {
+      if (events.length === 0) return;
+      const params = {
         msgIds: events.map(() => newMessageId()), eventTypes: events.map((e) => e.eventType), workspaceIds: events.map((e) => e.workspaceId),
         payloads: events.map((e) => body(e.payload)), nows: events.map((e) => e.now),
-      });
+      };
+      if (sql.sendBeforeCommit !== undefined) sql.sendBeforeCommit(INSERT_FOR_EVENTS, params);
+      else await sql.run(INSERT_FOR_EVENTS, params);
     },
 
     enqueue,

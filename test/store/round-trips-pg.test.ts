@@ -1,0 +1,78 @@
+/**
+ * The round trips of a send's way to its webhook on PostgreSQL, counted on the wire: a statement sent while
+ * none of its connection's is awaiting an answer starts a round trip; one sent meanwhile (pipelined) rides
+ * along. Every stage is a transaction of a few round trips, and each one costs a request its latency (a
+ * managed database a millisecond away: a millisecond each), so a new one should be a choice, not an accident.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/wire/clock.js';
+import { createEngine } from '../../src/runtime/create-engine.js';
+import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { createMigratedTestDatabase } from '../support/store-engine.js';
+import { fixedRandom } from '../support/test-engine.js';
+import type { TestDatabase } from '../support/postgres.js';
+
+/** The transactions run on `db`'s connections, each as its round trips, each of those as the heads of its statements. */
+function recordTransactions(db: PgDatabase): Array<string[][]> {
+  const transactions: Array<string[][]> = [];
+  db.pool.on('connect', (client) => {
+    let awaiting = 0;
+    let current: string[][] | undefined;
+    const original = client.query.bind(client) as (config: unknown) => Promise<unknown>;
+    (client as unknown as { query: (config: unknown) => Promise<unknown> }).query = (config) => {
+      const text = typeof config === 'string' ? config : (config as { text: string }).text;
+      const head = text.trim().split(/\s+/).slice(0, 3).join(' ');
+      if (head.startsWith('BEGIN')) transactions.push((current = []));
+      if (current !== undefined) {
+        if (awaiting === 0) current.push([]);
+        current.at(-1)!.push(head);
+      }
+      if (head === 'COMMIT' || head === 'ROLLBACK') current = undefined;
+      awaiting += 1;
+      return original(config).finally(() => (awaiting -= 1));
+    };
+  });
+  return transactions;
+}
+
+describe('round trips of a send on PostgreSQL', () => {
+  let database: TestDatabase | undefined;
+  afterEach(async () => database?.drop());
+
+  it('accepting it takes 4, claiming it 2, completing it 4, each with its events\' deliveries and COMMIT in one', async () => {
+    database = await createMigratedTestDatabase('roundtrips');
+    const db = new PgDatabase({ url: database.url, poolSize: 2 });
+    const transactions = recordTransactions(db);
+    const engine = createEngine({ database: db, clock: new FakeClock(), random: fixedRandom(), deliverWebhooks: false });
+    try {
+      const ws = (await engine.admin.createWorkspace({ name: 'Trips', quota: 10 })).workspace_id;
+      await engine.sim(ws).connect({ phone: '+15550009101' });
+      for (const event_type of ['chat:created', 'message:sent:new']) await engine.webhooks(ws).create({ event_type, url: 'https://example.com/hook' });
+      const before = transactions.length;
+      const sent = await engine.workspace(ws).sendToPhone({ phone: '+14155559101', text: 'counted' });
+      await engine.workers.runDue();
+      expect((await engine.workspace(ws).getMessage(sent.message_uid)).status).toBe('Sent');
+
+      const ran = transactions.slice(before);
+      const including = (head: string) => ran.find((trips) => trips.flat().some((h) => h.startsWith(head)))!;
+      const lastTrip = (trips: string[][]) => trips.at(-1)!;
+      // BEGIN with the batch's prelude; the multi-row write (its quota guard read from the answer); the
+      // chat:created body; its deliveries with the COMMIT.
+      const accept = including('WITH locked AS');
+      expect(accept).toHaveLength(4);
+      expect(lastTrip(accept)).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
+      // BEGIN with the read of the due heads; the leases with the COMMIT.
+      const claim = including('WITH claims AS');
+      expect(claim).toHaveLength(2);
+      expect(lastTrip(claim)).toEqual(['WITH claims AS', 'COMMIT']);
+      // BEGIN with the jobs removed and the messages read (their workspaces' subscriptions with them); the Sent
+      // marks; the message:sent:new body; its deliveries with the COMMIT. No probe of the subscriptions.
+      const complete = including('WITH removed AS');
+      expect(complete).toHaveLength(4);
+      expect(lastTrip(complete)).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
+      expect(ran.flat(2).filter((head) => head.startsWith('SELECT DISTINCT s.workspace_id'))).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+  });
+});
