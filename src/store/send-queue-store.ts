@@ -79,17 +79,19 @@ const APPLY_CLAIMS = postgresOnly(
 
 const REMOVE_JOB = query(`DELETE FROM jobs WHERE kind = 'send' AND ref_id = @refId`);
 // The jobs' removal and the messages' read in one round trip (the read sees the messages, which it does not change).
-// With each message, the event types its workspace subscribes to: the completion's events need no probe.
-const REMOVE_JOBS_READ_MESSAGES = postgresOnly<MessageRow & { subscribed_events: string[] }>(
-  `WITH removed AS (DELETE FROM jobs WHERE kind = 'send' AND ref_id = ANY(@ids::bigint[]))
+const FINAL = "('Sent', 'Failed')";
+// One statement: the jobs removed, the messages the network took marked Sent (unless already final), and the
+// messages read as they were before (the statement's snapshot), each with the event types its workspace
+// subscribes to, so the completion's events need no probe.
+const FINISH_JOBS = postgresOnly<MessageRow & { subscribed_events: string[] }>(
+  `WITH removed AS (DELETE FROM jobs WHERE kind = 'send' AND ref_id = ANY(@ids::bigint[])),
+   marked AS (UPDATE messages m SET status = 'Sent', network_message_id = s.network_message_id, sent_at = @now
+     FROM unnest(@sentIds::bigint[], @networkMessageIds::text[]) AS s(id, network_message_id)
+     WHERE m.id = s.id AND m.status NOT IN ${FINAL})
    SELECT v.*, ARRAY(SELECT DISTINCT s.event_type FROM webhook_subscriptions s WHERE s.workspace_id = v.workspace_id AND s.enabled = 1) AS subscribed_events
    FROM (${SELECT_MESSAGE} WHERE m.id = ANY(@ids::bigint[])) v`,
 );
-const MARK_SENT = query(`UPDATE messages SET status = 'Sent', network_message_id = @networkMessageId, sent_at = @now WHERE id = @id`);
-const MARK_ALL_SENT = postgresOnly(
-  `UPDATE messages m SET status = 'Sent', network_message_id = s.network_message_id, sent_at = @now
-   FROM unnest(@ids::bigint[], @networkMessageIds::text[]) AS s(id, network_message_id) WHERE m.id = s.id`,
-);
+const MARK_SENT = query(`UPDATE messages SET status = 'Sent', network_message_id = @networkMessageId, sent_at = @now WHERE id = @id AND status NOT IN ${FINAL}`);
 
 /** What `finishJobsOf` answers. */
 export interface FinishedJobs {
@@ -149,17 +151,19 @@ export function createSendQueueStore(sql: SqlExecutor) {
     },
 
     /**
-     * Removes the send jobs of the messages `ids` and returns the messages as they are now, by id (a deleted one
-     * has none), and on PostgreSQL which events their workspaces subscribe to. By message and not job id: SQLite
+     * Removes the send jobs of the messages `ids`, marks Sent those of `sent` (the network took them) that are
+     * not Sent or Failed already, and returns the messages as they were before that, by id (a deleted one has
+     * none), with, on PostgreSQL, which events their workspaces subscribe to. By message and not job id: SQLite
      * reuses a deleted job's rowid, so a late finisher could hit a newer job.
      */
-    async finishJobsOf(ids: readonly number[]): Promise<FinishedJobs> {
+    async finishJobsOf(ids: readonly number[], sent: ReadonlyArray<{ id: number; networkMessageId: string | null }>, now: number): Promise<FinishedJobs> {
       const finished: FinishedJobs = { messages: new Map(), subscribedEvents: undefined };
       if (ids.length === 0) return finished;
       await flushReceived(sql);
       if (postgres) {
         finished.subscribedEvents = new Map();
-        for (const { subscribed_events: subscribed, ...message } of await sql.all(REMOVE_JOBS_READ_MESSAGES, { ids })) {
+        const params = { ids, sentIds: sent.map((m) => m.id), networkMessageIds: sent.map((m) => m.networkMessageId), now };
+        for (const { subscribed_events: subscribed, ...message } of await sql.all(FINISH_JOBS, params)) {
           finished.messages.set(message.id, message);
           finished.subscribedEvents.set(message.workspace_id, subscribed);
         }
@@ -170,13 +174,8 @@ export function createSendQueueStore(sql: SqlExecutor) {
         if (row !== undefined) finished.messages.set(id, row);
         await sql.run(REMOVE_JOB, { refId: id });
       }
+      for (const message of sent) await sql.run(MARK_SENT, { ...message, now });
       return finished;
-    },
-
-    async markAllSent(sent: ReadonlyArray<{ id: number; networkMessageId: string | null }>, now: number): Promise<void> {
-      if (sent.length === 0) return;
-      if (postgres) await sql.run(MARK_ALL_SENT, { ids: sent.map((s) => s.id), networkMessageIds: sent.map((s) => s.networkMessageId), now });
-      else for (const s of sent) await sql.run(MARK_SENT, { ...s, now });
     },
   };
 }

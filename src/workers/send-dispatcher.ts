@@ -160,15 +160,15 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   const completeBatch = async (batch: ReadonlyArray<{ claimed: ClaimedSend; outcome: DeliveryOutcome }>): Promise<void> => {
     if (batch.length === 0) return;
     await inWriteTransaction(ctx, async (tx) => {
-      const { messages: current, subscribedEvents } = await tx.stores.sendQueue.finishJobsOf(batch.map(({ claimed }) => claimed.message.id));
-      for (const [workspaceId, subscribed] of subscribedEvents ?? []) noteSubscribedEvents(tx.sql.memo, workspaceId, subscribed);
       const now = tx.clock.now();
+      const sent = batch.flatMap(({ claimed, outcome }) => (outcome.status === 'sent' ? [{ id: claimed.message.id, networkMessageId: outcome.networkMessageId }] : []));
+      // The messages as they were before this completion marked the sent ones: those already final are not ours.
+      const { messages: current, subscribedEvents } = await tx.stores.sendQueue.finishJobsOf(batch.map(({ claimed }) => claimed.message.id), sent, now);
+      for (const [workspaceId, subscribed] of subscribedEvents ?? []) noteSubscribedEvents(tx.sql.memo, workspaceId, subscribed);
       const open = batch.flatMap(({ claimed, outcome }) => {
         const message = current.get(claimed.message.id);
         return message === undefined || message.status === 'Sent' || message.status === 'Failed' ? [] : [{ message, outcome }];
       });
-      const sent = open.flatMap(({ message, outcome }) => (outcome.status === 'sent' ? [{ id: message.id, networkMessageId: outcome.networkMessageId }] : []));
-      await tx.stores.sendQueue.markAllSent(sent, now);
       for (const { message, outcome } of open) {
         const workspaceId = message.workspace_id;
         if (outcome.status === 'sent') {

@@ -39,7 +39,7 @@ describe('round trips of a send on PostgreSQL', () => {
   let database: TestDatabase | undefined;
   afterEach(async () => database?.drop());
 
-  it('accepting it takes 4, claiming it 2, completing it 4, each with its events\' deliveries and COMMIT in one', async () => {
+  it('accepting it takes 4, claiming it 2, completing it 3, each with its events\' deliveries and COMMIT in one', async () => {
     database = await createMigratedTestDatabase('roundtrips');
     const db = new PgDatabase({ url: database.url, poolSize: 2 });
     const transactions = recordTransactions(db);
@@ -65,10 +65,10 @@ describe('round trips of a send on PostgreSQL', () => {
       const claim = including('WITH claims AS');
       expect(claim).toHaveLength(2);
       expect(lastTrip(claim)).toEqual(['WITH claims AS', 'COMMIT']);
-      // BEGIN with the jobs removed and the messages read (their workspaces' subscriptions with them); the Sent
-      // marks; the message:sent:new body; its deliveries with the COMMIT. No probe of the subscriptions.
+      // BEGIN with the jobs removed, the message marked Sent and read (its workspace's subscriptions with it); the
+      // message:sent:new body; its deliveries with the COMMIT. No probe of the subscriptions.
       const complete = including('WITH removed AS');
-      expect(complete).toHaveLength(4);
+      expect(complete).toHaveLength(3);
       expect(lastTrip(complete)).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
       expect(ran.flat(2).filter((head) => head.startsWith('SELECT DISTINCT s.workspace_id'))).toEqual([]);
     } finally {
