@@ -8,9 +8,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
-import { query } from '../../src/store/sql.js';
-import { openDeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
-import { generateMessageId } from '../../src/webhooks/signature.js';
 import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 import type { TestDatabase } from '../support/postgres.js';
@@ -42,7 +39,7 @@ describe('round trips of a send on PostgreSQL', () => {
   let database: TestDatabase | undefined;
   afterEach(async () => database?.drop());
 
-  it('accepting it takes 4, claiming it 2, completing it 3, delivering it claims in 4: each last write with the COMMIT', async () => {
+  it('accepting it takes 4, claiming it 2, completing it 3, each with its events\' deliveries and COMMIT in one', async () => {
     database = await createMigratedTestDatabase('roundtrips');
     const db = new PgDatabase({ url: database.url, poolSize: 2 });
     const transactions = recordTransactions(db);
@@ -74,23 +71,6 @@ describe('round trips of a send on PostgreSQL', () => {
       expect(complete).toHaveLength(3);
       expect(lastTrip(complete)).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
       expect(ran.flat(2).filter((head) => head.startsWith('SELECT DISTINCT s.workspace_id'))).toEqual([]);
-
-      // The webhook worker's claim: BEGIN with the subscriptions that have work; their live leases; the due
-      // deliveries, read whole and locked; the lease with the COMMIT.
-      const beforeClaim = transactions.length;
-      const outbox = openDeliveryOutbox(db, generateMessageId);
-      const claimed = await outbox.claimQueued({
-        now: engine.context.clock.now(), limit: 8, owner: 'round-trips', leaseMs: 5000, perSubscriptionCap: 32, perEndpointCap: 32, perTenantCap: 64,
-      });
-      expect(claimed.map((d) => [d.eventType, (JSON.parse(d.payload) as { chat: { chat_id: number } }).chat.chat_id, d.attempts])).toEqual([
-        ['chat:created', sent.chat_id, 0],
-        ['message:sent:new', sent.chat_id, 0],
-      ]);
-      const workerClaim = transactions.slice(beforeClaim)[0]!;
-      expect(workerClaim).toHaveLength(4);
-      expect(lastTrip(workerClaim)).toEqual(['UPDATE webhook_deliveries SET', 'COMMIT']);
-      const leased = await db.sql.all(query<{ status: string; lease_owner: string }>('SELECT status, lease_owner FROM webhook_deliveries ORDER BY id'));
-      expect(leased).toEqual([{ status: 'delivering', lease_owner: 'round-trips' }, { status: 'delivering', lease_owner: 'round-trips' }]);
     } finally {
       await engine.close();
     }

@@ -1,5 +1,4 @@
 import { postgresOnly, query, type SqlExecutor } from '../sql.js';
-import type { DeliveryRow } from './delivery-attempts.js';
 
 /** What picking due deliveries needs from a claim (see `ClaimOptions` of the delivery store). */
 export interface PickOptions {
@@ -27,9 +26,6 @@ interface DueRow {
   due_at: number;
 }
 
-/** What a claim hands its worker of a delivery, read (and locked) with the pick on PostgreSQL. */
-export type DueDelivery = Pick<DeliveryRow, 'id' | 'subscription_id' | 'webhook_msg_id' | 'event_type' | 'payload' | 'attempts' | 'created_at'>;
-
 interface Candidate {
   id: number;
   url: string;
@@ -47,8 +43,6 @@ export interface PickedSubscription extends Candidate {
 export interface Picked {
   ids: number[];
   subscriptions: Map<number, PickedSubscription>;
-  /** The picked deliveries themselves, by id, when the pick read them (PostgreSQL, with caps: `DUE_OF_MANY`). */
-  deliveries?: Map<number, DueDelivery>;
 }
 
 // The subscriptions that have pending rows, found by a skip-scan of webhook_deliveries_pending_sub (one
@@ -123,23 +117,20 @@ const DUE_OF = query<DueRow>({
 });
 
 // PostgreSQL only: DUE_OF for many subscriptions at once, `asks` a JSON array of {sub, lim}, each sub-select
-// locking its rows as DUE_OF does, and reading what a claim hands its worker (the lease then returns nothing:
-// it is the claim's last write, and its COMMIT follows it unanswered). SQLite runs DUE_OF per subscription
-// instead (no round trips there).
-const DUE_COLUMNS = 'id, subscription_id, webhook_msg_id, event_type, payload, attempts, created_at';
-const DUE_OF_MANY = postgresOnly<DueRow & DueDelivery>(`
-  SELECT due.* FROM json_to_recordset(CAST(@asks AS JSON)) AS a(sub BIGINT, lim BIGINT)
+// locking its rows as DUE_OF does. SQLite runs DUE_OF per subscription instead (no round trips there).
+const DUE_OF_MANY = postgresOnly<DueRow & { sub: number }>(`
+  SELECT a.sub, due.id, due.due_at FROM json_to_recordset(CAST(@asks AS JSON)) AS a(sub BIGINT, lim BIGINT)
   CROSS JOIN LATERAL (
-    SELECT * FROM (
-      SELECT * FROM (SELECT ${DUE_COLUMNS}, lease_until AS due_at FROM webhook_deliveries
+    SELECT id, due_at FROM (
+      SELECT * FROM (SELECT id, lease_until AS due_at FROM webhook_deliveries
         WHERE subscription_id = a.sub AND status = 'delivering' AND lease_until <= @now
         ORDER BY lease_until, id LIMIT a.lim FOR UPDATE SKIP LOCKED) expired
       UNION ALL
-      SELECT * FROM (SELECT ${DUE_COLUMNS}, next_attempt_at AS due_at FROM webhook_deliveries
+      SELECT * FROM (SELECT id, next_attempt_at AS due_at FROM webhook_deliveries
         WHERE subscription_id = a.sub AND status = 'pending' AND next_attempt_at <= @now
         ORDER BY next_attempt_at, id LIMIT a.lim FOR UPDATE SKIP LOCKED) waiting) u
     ORDER BY due_at, id LIMIT a.lim) due
-  ORDER BY due.subscription_id, due.due_at, due.id`);
+  ORDER BY a.sub, due.due_at, due.id`);
 
 // PostgreSQL only: a subscription's live leases, counted before its rows are locked.
 const LIVE_OF = query<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries
@@ -200,14 +191,14 @@ export function createDeliveryPicker(sql: SqlExecutor) {
   /** The tenant served first when the caller counts no turns of its own (`PickOptions.rotation`). */
   let ownRotation = 0;
 
-  const dueOfMany = async (asks: Array<{ sub: number; lim: number }>, now: number): Promise<Map<number, Array<DueRow & DueDelivery>>> => {
-    const bySub = new Map<number, Array<DueRow & DueDelivery>>();
+  const dueOfMany = async (asks: Array<{ sub: number; lim: number }>, now: number): Promise<Map<number, DueRow[]>> => {
+    const bySub = new Map<number, DueRow[]>();
     const wanted = asks.filter((ask) => ask.lim > 0);
     if (wanted.length === 0) return bySub;
     for (const row of await sql.all(DUE_OF_MANY, { asks: JSON.stringify(wanted), now })) {
-      const rows = bySub.get(row.subscription_id) ?? [];
+      const rows = bySub.get(row.sub) ?? [];
       rows.push(row);
-      bySub.set(row.subscription_id, rows);
+      bySub.set(row.sub, rows);
     }
     return bySub;
   };
@@ -277,11 +268,7 @@ export function createDeliveryPicker(sql: SqlExecutor) {
       rotation = options.rotation % Math.max(1, tenants.length);
     }
     const order = [...tenants.slice(rotation), ...tenants.slice(0, rotation)];
-    const ids = interleave(order).slice(0, limit).map((row) => row.id);
-    if (prefetched === undefined) return { ids, subscriptions: found };
-    const deliveries = new Map<number, DueDelivery>();
-    for (const rows of prefetched.values()) for (const { due_at: _dueAt, ...delivery } of rows) deliveries.set(delivery.id, delivery);
-    return { ids, subscriptions: found, deliveries };
+    return { ids: interleave(order).slice(0, limit).map((row) => row.id), subscriptions: found };
   };
 
   return {

@@ -83,9 +83,6 @@ const LEASE = query<LeasedRow>({
     SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id = ANY(@ids::bigint[])
     RETURNING id, subscription_id, webhook_msg_id, event_type, payload, attempts, created_at`,
 });
-// The lease of deliveries the pick has read and locked (PostgreSQL: `Picked.deliveries`): nothing to return.
-const LEASE_PICKED = postgresOnly(`UPDATE webhook_deliveries
-  SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id = ANY(@ids::bigint[])`);
 const SUBSCRIPTION = query<SubscriptionFields>(
   'SELECT url, secret, listen_session_id, workspace_id, partner_id FROM webhook_subscriptions WHERE id = @id',
 );
@@ -186,22 +183,15 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
 
     /**
      * Leases up to `limit` due deliveries (pending and due, or delivering with an expired lease). Call it inside
-     * a write transaction, as its last write (on PostgreSQL the lease may go with the COMMIT right behind it): on SQLite the transaction's lock, on PostgreSQL the rows locked by the pick (FOR
+     * a write transaction: on SQLite the transaction's lock, on PostgreSQL the rows locked by the pick (FOR
      * UPDATE SKIP LOCKED, in a READ COMMITTED transaction), keep two processes from leasing the same row. Fair
      * across subscriptions: each gets at most `perSubscriptionCap` in flight, counting leases others hold.
      */
     async claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
-      const { ids, subscriptions, deliveries } = await picker().pickWithSubscriptions(options);
+      const { ids, subscriptions } = await picker().pickWithSubscriptions(options);
       if (ids.length === 0) return [];
-      const lease = { ids: idList(sql, ids), owner: options.owner, leaseUntil: options.now + options.leaseMs };
-      let byId: Map<number, LeasedRow>;
-      if (deliveries !== undefined && sql.sendBeforeCommit !== undefined) {
-        // Every caller's last write: the COMMIT follows it unanswered (the rows stay locked until then).
-        sql.sendBeforeCommit(LEASE_PICKED, lease);
-        byId = deliveries;
-      } else {
-        byId = new Map((await sql.all(LEASE, lease)).map((row) => [row.id, row]));
-      }
+      const leased = await sql.all(LEASE, { ids: idList(sql, ids), owner: options.owner, leaseUntil: options.now + options.leaseMs });
+      const byId = new Map(leased.map((row) => [row.id, row]));
       const claimed: ClaimedDelivery[] = [];
       // In the order they were dealt.
       for (const id of ids) {
