@@ -131,16 +131,22 @@ const FLUSH_RECEIVED = postgresOnly(
    ORDER BY id`,
 );
 
-/** Writes the received messages `tx` deferred so far: before its COMMIT, and before any read of messages in it. */
-export async function flushReceived(tx: SqlExecutor): Promise<void> {
+/**
+ * Writes the received messages `tx` deferred so far: before its COMMIT, and before any read of messages in it.
+ * `unanswered` (the flush before the COMMIT, past every savepoint): on PostgreSQL the statements after it go
+ * without waiting for its answer (`sendBeforeCommit`); they run after it all the same, on the same connection.
+ */
+export async function flushReceived(tx: SqlExecutor, unanswered = false): Promise<void> {
   if (tx.deferred?.hasReceived() !== true) return;
   const received: ReceivedMessage[] = tx.deferred.takeReceived();
   if (tx.dialect === 'postgres') {
-    await tx.run(FLUSH_RECEIVED, {
+    const params = {
       ids: received.map((r) => r.id), uids: received.map((r) => r.uid), workspaceIds: received.map((r) => r.workspaceId),
       chatIds: received.map((r) => r.chatId), accountIds: received.map((r) => r.accountId), texts: received.map((r) => r.text),
       fileIds: received.map((r) => r.fileId), replyToIds: received.map((r) => r.replyToId), nows: received.map((r) => r.now),
-    });
+    };
+    if (unanswered && tx.sendBeforeCommit !== undefined) tx.sendBeforeCommit(FLUSH_RECEIVED, params);
+    else await tx.run(FLUSH_RECEIVED, params);
     return;
   }
   for (const r of received) await tx.get(INSERT_RECEIVED_WITH_ID, { ...r });
@@ -148,7 +154,7 @@ export async function flushReceived(tx: SqlExecutor): Promise<void> {
 
 /** Everything `tx` deferred, written just before its COMMIT: the rows first, then the later writes that refer to them. */
 export async function flushDeferred(tx: SqlExecutor): Promise<void> {
-  await flushReceived(tx);
+  await flushReceived(tx, true);
   if (tx.deferred === undefined) return;
   await flushAcceptedSends(tx, tx.deferred.takeSends());
   for (const { run, args } of tx.deferred.takeLater()) await run(args);

@@ -76,10 +76,11 @@ export interface SqlExecutor {
   /** Rows the open write transaction writes at its end, in one statement (absent outside write transactions). */
   readonly deferred?: DeferredWrites;
   /**
-   * PostgreSQL, in a write transaction: sends a last write of the transaction whose answer decides nothing
-   * before the COMMIT (no rows read from it, no count checked), so the COMMIT follows it without waiting for
-   * that answer: one round trip fewer. Its failure fails the transaction at the COMMIT. Not for a write inside
-   * a savepoint (its failure would not stay there). Absent elsewhere: run the statement.
+   * PostgreSQL, in a write transaction: sends a write whose answer decides nothing before the COMMIT (no rows
+   * read from it, no count checked), so what follows it (more statements, the COMMIT) goes without waiting for
+   * that answer: a round trip fewer. Statements sent after it still run after it (one connection, in order).
+   * Its failure fails the transaction at the COMMIT. Not for a write inside a savepoint (its failure would not
+   * stay there). Absent elsewhere: run the statement.
    */
   readonly sendBeforeCommit?: (statement: Statement, params?: Params) => void;
 }

@@ -104,7 +104,7 @@ describe('PostgreSQL store', () => {
     expect((await db.sql.all(keys)).map((row) => row.key)).toEqual(['pipelined-1', 'pipelined-2']);
   });
 
-  it('write: a last write sent before the COMMIT has the COMMIT follow it unanswered; its failure fails the transaction', async () => {
+  it('write: a write sent unanswered has what follows it, the COMMIT too, go without waiting; its failure fails the transaction with its own error', async () => {
     const db = open({ poolSize: 1 });
     const events: string[] = [];
     db.pool.on('connect', (client) => {
@@ -133,6 +133,19 @@ describe('PostgreSQL store', () => {
     expect((failed as { code?: string }).code).toBe('23505');
     await db.write(async (tx) => tx.sendBeforeCommit!(put, { key: 'last-4' }));
     expect((await db.sql.all(keys)).map((row) => row.key)).toEqual(['last-1', 'last-2', 'last-4']);
+
+    // A statement sent after it runs after it (it sees its row); if it failed, its error is the one thrown, not
+    // the "transaction is aborted" of the statement after it.
+    const seen = await db.write(async (tx) => {
+      tx.sendBeforeCommit!(put, { key: 'last-5' });
+      return (await tx.all(keys)).map((row) => row.key);
+    });
+    expect(seen).toEqual(['last-1', 'last-2', 'last-4', 'last-5']);
+    const failedBefore = await db.write(async (tx) => {
+      tx.sendBeforeCommit!(put, { key: 'last-5' });
+      await tx.all(keys);
+    }).catch((error: unknown) => error);
+    expect((failedBefore as { code?: string }).code).toBe('23505');
   });
 
   it('notify: a wake-up sent in a transaction reaches every replica after the commit, not before', async () => {

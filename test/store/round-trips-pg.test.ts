@@ -1,5 +1,5 @@
 /**
- * The round trips of a send's way to its webhook on PostgreSQL, counted on the wire: a statement sent while
+ * The round trips of a send's (and an incoming message's) way to its webhook on PostgreSQL, counted on the wire: a statement sent while
  * none of its connection's is awaiting an answer starts a round trip; one sent meanwhile (pipelined) rides
  * along. Every stage is a transaction of a few round trips, and each one costs a request its latency (a
  * managed database a millisecond away: a millisecond each), so a new one should be a choice, not an accident.
@@ -38,6 +38,32 @@ function recordTransactions(db: PgDatabase): Array<string[][]> {
 describe('round trips of a send on PostgreSQL', () => {
   let database: TestDatabase | undefined;
   afterEach(async () => database?.drop());
+
+  it('receiving a message takes 2, or 3 with its events: the messages\' insert, and then the deliveries, go unanswered', async () => {
+    database = await createMigratedTestDatabase('roundtripsin');
+    const db = new PgDatabase({ url: database.url, poolSize: 2 });
+    const transactions = recordTransactions(db);
+    const engine = createEngine({ database: db, clock: new FakeClock(), random: fixedRandom(), deliverWebhooks: false });
+    try {
+      const ws = (await engine.admin.createWorkspace({ name: 'Trips in', quota: 10 })).workspace_id;
+      await engine.sim(ws).connect({ phone: '+15550009102' });
+      const receive = async (text: string) => {
+        const before = transactions.length;
+        await engine.sim(ws).receive({ to: '+15550009102', from: '+14155559102', text });
+        return transactions.slice(before).find((trips) => trips.flat().some((head) => head.startsWith('WITH p AS')))!;
+      };
+      // BEGIN with the batch's prelude; the messages' insert with the COMMIT.
+      expect(await receive('unsubscribed')).toEqual([['BEGIN', 'WITH p AS'], ['INSERT INTO messages', 'COMMIT']]);
+      await engine.webhooks(ws).create({ event_type: 'message:received:new', url: 'https://example.com/hook' });
+      // BEGIN with the prelude; the insert with the event's body read behind it; its deliveries with the COMMIT.
+      const subscribed = await receive('subscribed');
+      expect(subscribed).toHaveLength(3);
+      expect(subscribed[1]![0]).toBe('INSERT INTO messages');
+      expect(subscribed[2]).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
+    } finally {
+      await engine.close();
+    }
+  });
 
   it('accepting it takes 4, claiming it 2, completing it 3, each with its events\' deliveries and COMMIT in one', async () => {
     database = await createMigratedTestDatabase('roundtrips');

@@ -110,12 +110,12 @@ export class PgDatabase implements SqlDatabase {
     for (let attempt = 1; ; attempt += 1) {
       const client = await this.gate.acquire();
       let broken: Error | undefined;
+      const sent: Array<Promise<unknown>> = [];
       try {
         // Pipelined: the BEGIN's answer is not waited for. Its failure (a broken connection) fails the
         // statements behind it too; awaited after `fn` for a transaction that sent none.
         const began = client.query(begin);
         began.catch(() => undefined);
-        const sent: Array<Promise<unknown>> = [];
         const tx = pgExecutor(client, { memo: new Map(), deferred: new DeferredWrites(), sent });
         const result = await fn(tx);
         await began;
@@ -127,10 +127,12 @@ export class PgDatabase implements SqlDatabase {
         await Promise.all(sent);
         if ((await committed).command !== 'COMMIT') throw new Error('the transaction was rolled back at its COMMIT');
         return result;
-      } catch (error) {
+      } catch (thrown) {
         await client.query('ROLLBACK').catch((rollbackError: Error) => {
           broken = rollbackError;
         });
+        // A write sent unanswered that failed is the cause of what failed after it ("transaction is aborted").
+        const error: unknown = (await Promise.allSettled(sent)).find((settled) => settled.status === 'rejected')?.reason ?? thrown;
         if (isRetryableConflict(error) && attempt < MAX_CONFLICT_RETRIES) {
           // Exponential backoff with full jitter, so transactions that collided do not collide again in step.
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 2 ** attempt)));
