@@ -63,7 +63,10 @@ const INSERT_SEND_JOB = query('INSERT INTO jobs (kind, ref_id, queue_key, run_at
 // PostgreSQL: every send a transaction accepted, in one statement at its end (`DeferredWrites`): the debit of
 // each workspace (conditional, as a last guard: the quota was checked behind the row lock), the messages in
 // acceptance order (ids, and so each account's send queue, follow it), their send jobs and ledger rows.
-const FLUSH_SENDS = postgresOnly<{ workspaces: number; debited: number; messages: number; new_queues: number }>(
+const QUOTA_GUARD = 'accepted sends exceed their quota: the batch is not written';
+// The debit is conditional (room left), and every workspace of the batch must be debited (`svc_assert`,
+// migration 15): the statement fails otherwise, so the COMMIT can follow it unanswered.
+const FLUSH_SENDS = postgresOnly<{ guarded: boolean; messages: number; new_queues: number }>(
   `WITH rows AS (
      SELECT * FROM unnest(@uids::text[], @workspaceIds::bigint[], @chatIds::bigint[], @accountIds::bigint[], @texts::text[],
        @fileIds::bigint[], @templateIds::bigint[], @replyToIds::bigint[], @credits::int[], @nows::bigint[])
@@ -82,7 +85,8 @@ const FLUSH_SENDS = postgresOnly<{ workspaces: number; debited: number; messages
      SELECT 'send', id, messenger_account_id, created_at, created_at FROM m ORDER BY id),
    l AS (INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
      SELECT workspace_id, id, credits, 'debit', created_at FROM m ORDER BY id)
-   SELECT (SELECT COUNT(*) FROM totals) AS workspaces, (SELECT COUNT(*) FROM debited) AS debited, (SELECT COUNT(*) FROM m) AS messages,
+   SELECT svc_assert((SELECT COUNT(*) FROM debited) = (SELECT COUNT(*) FROM totals), '${QUOTA_GUARD}') AS guarded,
+     (SELECT COUNT(*) FROM m) AS messages,
      -- Accounts whose queue held no send before (the statement's snapshot does not see its own inserts); a
      -- probe of the (kind, queue_key, id) index per account, never a join over the whole queue.
      (SELECT COUNT(*) FROM (SELECT DISTINCT account_id FROM rows) r
@@ -101,20 +105,22 @@ const LEDGER_DEBIT = query(
 export async function flushAcceptedSends(tx: SqlExecutor, sends: readonly AcceptedSend[]): Promise<void> {
   if (sends.length === 0) return;
   if (tx.dialect === 'postgres') {
-    const counts = (await tx.get(FLUSH_SENDS, {
+    const params = {
       uids: sends.map((s) => s.uid), workspaceIds: sends.map((s) => s.workspaceId), chatIds: sends.map((s) => s.chatId),
       accountIds: sends.map((s) => s.accountId), texts: sends.map((s) => s.text), fileIds: sends.map((s) => s.fileId),
       templateIds: sends.map((s) => s.templateId), replyToIds: sends.map((s) => s.replyToId), credits: sends.map((s) => s.credits),
       nows: sends.map((s) => s.now),
-    }))!;
-    if (counts.debited !== counts.workspaces) throw new Error('accepted sends exceed their quota: the batch is not written');
-    tx.deferred!.sendsNeedWake = counts.new_queues > 0;
+    };
+    const deferred = tx.deferred!;
+    const noteQueues = (rows: Array<{ new_queues: number }>): void => {
+      deferred.sendsNeedWake = rows[0]!.new_queues > 0;
+    };
+    if (tx.sendBeforeCommit !== undefined) tx.sendBeforeCommit(FLUSH_SENDS, params, noteQueues);
+    else noteQueues(await tx.all(FLUSH_SENDS, params));
     return;
   }
   for (const s of sends) {
-    if ((await tx.run(DEBIT, { workspaceId: s.workspaceId, credits: s.credits })) === 0) {
-      throw new Error('accepted sends exceed their quota: the batch is not written');
-    }
+    if ((await tx.run(DEBIT, { workspaceId: s.workspaceId, credits: s.credits })) === 0) throw new Error(QUOTA_GUARD);
     const id = (await tx.get(INSERT, { ...s, direction: 'sent', status: 'Pending' }))!.id;
     await tx.run(INSERT_SEND_JOB, { id, accountId: s.accountId, now: s.now });
     await tx.run(LEDGER_DEBIT, { workspaceId: s.workspaceId, id, credits: s.credits, now: s.now });

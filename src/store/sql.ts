@@ -76,13 +76,14 @@ export interface SqlExecutor {
   /** Rows the open write transaction writes at its end, in one statement (absent outside write transactions). */
   readonly deferred?: DeferredWrites;
   /**
-   * PostgreSQL, in a write transaction: sends a write whose answer decides nothing before the COMMIT (no rows
-   * read from it, no count checked), so what follows it (more statements, the COMMIT) goes without waiting for
-   * that answer: a round trip fewer. Statements sent after it still run after it (one connection, in order).
-   * Its failure fails the transaction at the COMMIT. Not for a write inside a savepoint (its failure would not
-   * stay there). Absent elsewhere: run the statement.
+   * PostgreSQL, in a write transaction: sends a write whose answer decides nothing before the COMMIT (no rule
+   * checked on it: check in the statement, `svc_assert`), so what follows it (more statements, the COMMIT) goes
+   * without waiting for that answer: a round trip fewer. Statements sent after it still run after it (one
+   * connection, in order). `onRows` gets its rows when they arrive, before the COMMIT's answer (it must not
+   * throw: the COMMIT may be on its way). Its failure fails the transaction at the COMMIT. Not for a write
+   * inside a savepoint (its failure would not stay there). Absent elsewhere: run the statement.
    */
-  readonly sendBeforeCommit?: (statement: Statement, params?: Params) => void;
+  readonly sendBeforeCommit?: <Row>(statement: Statement<Row>, params?: Params, onRows?: (rows: Row[]) => void) => void;
 }
 
 /** `@name` parameters turned into `$n`, with the order in which values are passed. */

@@ -55,6 +55,27 @@ describe.each(stores)('group commit of sends on %s', (_name, open) => {
     }
   });
 
+  it('a deferred send its quota does not cover fails its whole transaction at the flush: nothing of it is written', async () => {
+    const t = await setup(1);
+    try {
+      const first = await t.api.sendToPhone({ phone: '+14155550801', text: 'covered' });
+      const message = (await t.engine.context.stores.messages.byUid(first.message_uid))!;
+      // Past the engine's own check (which refuses it): the store's guard, inside the statement on PostgreSQL.
+      const failed = await t.engine.context.database.write(async (tx) => {
+        await tx.run(query("UPDATE chats SET name = 'renamed in the failed transaction' WHERE id = @id"), { id: message.chat_id });
+        createStores(tx).messages.acceptSend({
+          uid: 'not-covered', workspaceId: t.ws, chatId: message.chat_id, accountId: message.messenger_account_id, text: 'over',
+          fileId: null, templateId: null, replyToId: null, credits: 1, now: 1,
+        });
+      }).catch((error: unknown) => error);
+      expect(String(failed)).toContain('accepted sends exceed their quota');
+      expect(await t.state()).toMatchObject({ messages: 1, jobs: 1, ledger: 1, used: 1 });
+      expect((await t.engine.context.stores.chats.byId(t.ws, message.chat_id))!.name).not.toBe('renamed in the failed transaction');
+    } finally {
+      await t.engine.close();
+    }
+  });
+
   it('a batch holding one failing send commits the others', async () => {
     const t = await setup(3);
     try {

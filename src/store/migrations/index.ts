@@ -11,6 +11,7 @@ import { RATE_LIMIT_COUNTERS } from './011-rate-limit-counters.js';
 import { INSTANCE_SETTINGS } from './012-instance-settings.js';
 import { CHAT_PAGE_INDEX } from './013-chat-page-index.js';
 import { DELIVERY_MSG_INDEX_DROP } from './014-delivery-msg-index-drop.js';
+import { SQL_ASSERT } from './015-sql-assert.js';
 import { forPostgres, forSqlite, type Migration, type MigrationSource } from './migration.js';
 
 export type { Migration, MigrationSource };
@@ -34,6 +35,7 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
   INSTANCE_SETTINGS,
   CHAT_PAGE_INDEX,
   DELIVERY_MSG_INDEX_DROP,
+  SQL_ASSERT,
 ];
 
 /** What SQLite runs (src/store/database.ts), recorded in `user_version`. */

@@ -40,8 +40,8 @@ export interface PgTransactionState {
 
 /** The SqlExecutor of a pool, or of one write transaction's client (with the transaction's state). */
 export function pgExecutor(target: Queryable, transaction?: PgTransactionState): SqlExecutor {
-  const sendBeforeCommit = transaction && ((statement: Statement, params?: Params): void => {
-    const answer = execute(target, statement, params);
+  const sendBeforeCommit = transaction && (<Row>(statement: Statement<Row>, params?: Params, onRows?: (rows: Row[]) => void): void => {
+    const answer = execute(target, statement, params).then((result) => onRows?.(result.rows as Row[]));
     // Awaited by the transaction with its COMMIT; until then a failure must not count as unhandled.
     answer.catch(() => undefined);
     transaction.sent.push(answer);
