@@ -32,6 +32,20 @@ const waitUntil = async (check: () => boolean, timeoutMs = 3000): Promise<void> 
   }
 };
 
+/** What `db`'s connections send and when each is answered, in order: `sent BEGIN`, `sent statement`, `answered BEGIN`... */
+function wireEvents(db: PgDatabase): string[] {
+  const events: string[] = [];
+  db.pool.on('connect', (client) => {
+    const original = client.query.bind(client) as (config: unknown) => Promise<unknown>;
+    (client as unknown as { query: (config: unknown) => Promise<unknown> }).query = (config) => {
+      const label = typeof config === 'string' ? config.split(' ')[0]! : 'statement';
+      events.push(`sent ${label}`);
+      return original(config).finally(() => events.push(`answered ${label}`));
+    };
+  });
+  return events;
+}
+
 describe('PostgreSQL store', () => {
   it('migrate: replicas starting together apply every version exactly once, the same versions as SQLite', async () => {
     const pools = [open(), open(), open()];
@@ -83,15 +97,7 @@ describe('PostgreSQL store', () => {
 
   it('write: BEGIN goes out with the first statement, not a round trip before it; a failing first statement still rolls back', async () => {
     const db = open({ poolSize: 1 });
-    const events: string[] = [];
-    db.pool.on('connect', (client) => {
-      const original = client.query.bind(client) as (config: unknown) => Promise<unknown>;
-      (client as unknown as { query: (config: unknown) => Promise<unknown> }).query = (config) => {
-        const label = typeof config === 'string' ? config.split(' ')[0]! : 'statement';
-        events.push(`sent ${label}`);
-        return original(config).finally(() => events.push(`answered ${label}`));
-      };
-    });
+    const events = wireEvents(db);
     const put = query("INSERT INTO settings (key, value) VALUES (@key, 'v')");
     await db.write((tx) => tx.run(put, { key: 'pipelined-1' }));
     expect(events.slice(0, 3)).toEqual(['sent BEGIN', 'sent statement', 'answered BEGIN']);
@@ -106,15 +112,7 @@ describe('PostgreSQL store', () => {
 
   it('write: a write sent unanswered has what follows it, the COMMIT too, go without waiting; its failure fails the transaction with its own error', async () => {
     const db = open({ poolSize: 1 });
-    const events: string[] = [];
-    db.pool.on('connect', (client) => {
-      const original = client.query.bind(client) as (config: unknown) => Promise<unknown>;
-      (client as unknown as { query: (config: unknown) => Promise<unknown> }).query = (config) => {
-        const label = typeof config === 'string' ? config.split(' ')[0]! : 'statement';
-        events.push(`sent ${label}`);
-        return original(config).finally(() => events.push(`answered ${label}`));
-      };
-    });
+    const events = wireEvents(db);
     const put = query("INSERT INTO settings (key, value) VALUES (@key, 'v')");
     const keys = query<{ key: string }>("SELECT key FROM settings WHERE key LIKE 'last-%' ORDER BY key");
     await db.write(async (tx) => {

@@ -35,18 +35,24 @@ function recordTransactions(db: PgDatabase): Array<string[][]> {
   return transactions;
 }
 
-describe('round trips of a send on PostgreSQL', () => {
+describe('round trips on PostgreSQL', () => {
   let database: TestDatabase | undefined;
   afterEach(async () => database?.drop());
 
-  it('receiving a message takes 2, or 3 with its events: the messages\' insert, and then the deliveries, go unanswered', async () => {
-    database = await createMigratedTestDatabase('roundtripsin');
+  /** An engine on a database of its own, its transactions recorded, with a workspace whose account is `phone`. */
+  async function engineWithAccount(phone: string) {
+    database = await createMigratedTestDatabase('roundtrips');
     const db = new PgDatabase({ url: database.url, poolSize: 2 });
     const transactions = recordTransactions(db);
     const engine = createEngine({ database: db, clock: new FakeClock(), random: fixedRandom(), deliverWebhooks: false });
+    const ws = (await engine.admin.createWorkspace({ name: 'Trips', quota: 10 })).workspace_id;
+    await engine.sim(ws).connect({ phone });
+    return { engine, transactions, ws };
+  }
+
+  it('receiving a message takes 2, or 3 with its events: the messages\' insert, and then the deliveries, go unanswered', async () => {
+    const { engine, transactions, ws } = await engineWithAccount('+15550009102');
     try {
-      const ws = (await engine.admin.createWorkspace({ name: 'Trips in', quota: 10 })).workspace_id;
-      await engine.sim(ws).connect({ phone: '+15550009102' });
       const receive = async (text: string) => {
         const before = transactions.length;
         await engine.sim(ws).receive({ to: '+15550009102', from: '+14155559102', text });
@@ -66,13 +72,8 @@ describe('round trips of a send on PostgreSQL', () => {
   });
 
   it('accepting it takes 3, claiming it 2, completing it 3, each with its events\' deliveries and COMMIT in one', async () => {
-    database = await createMigratedTestDatabase('roundtrips');
-    const db = new PgDatabase({ url: database.url, poolSize: 2 });
-    const transactions = recordTransactions(db);
-    const engine = createEngine({ database: db, clock: new FakeClock(), random: fixedRandom(), deliverWebhooks: false });
+    const { engine, transactions, ws } = await engineWithAccount('+15550009101');
     try {
-      const ws = (await engine.admin.createWorkspace({ name: 'Trips', quota: 10 })).workspace_id;
-      await engine.sim(ws).connect({ phone: '+15550009101' });
       for (const event_type of ['chat:created', 'message:sent:new']) await engine.webhooks(ws).create({ event_type, url: 'https://example.com/hook' });
       const before = transactions.length;
       const sent = await engine.workspace(ws).sendToPhone({ phone: '+14155559101', text: 'counted' });
