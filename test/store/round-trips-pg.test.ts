@@ -1,8 +1,9 @@
 /**
- * The round trips of a send's (and an incoming message's) way to its webhook on PostgreSQL, counted on the wire: a statement sent while
- * none of its connection's is awaiting an answer starts a round trip; one sent meanwhile (pipelined) rides
- * along. Every stage is a transaction of a few round trips, and each one costs a request its latency (a
- * managed database a millisecond away: a millisecond each), so a new one should be a choice, not an accident.
+ * The round trips of a send's (and an incoming message's) way to its webhook on PostgreSQL, counted on the
+ * wire: a statement sent while none of its connection's awaits an answer starts a round trip; one sent
+ * meanwhile (pipelined) rides along. Every stage is a transaction of a few round trips, and each costs a
+ * request its latency (a managed database a millisecond away: a millisecond each), so a new one should be a
+ * choice, not an accident.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
