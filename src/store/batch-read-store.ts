@@ -10,20 +10,16 @@ import { postgresOnly, type SqlExecutor } from './sql.js';
 import type { AccountRow } from './account-store.js';
 import type { ChatRow } from './chat-store.js';
 import type { WorkspaceRow } from './workspace-store.js';
+import { subscribedEventsSql } from './webhooks/subscription-store.js';
 
 // The chat of account `a` and contact `contact_phone` as chat-store's SELECT_CHAT reads it, or null.
 const CHAT_OF_PAIR = `(SELECT to_jsonb(c) || jsonb_build_object('account_phone', a.phone) FROM chats c
    WHERE c.messenger_account_id = a.id AND c.contact_phone = p.contact_phone)`;
 
-// The event types some enabled subscription of workspace `id` names: the batch's events then need no probe of
-// their own before their deliveries are written (src/engine/webhooks/event-sink.ts).
-const SUBSCRIBED_EVENTS = (id: string) =>
-  `ARRAY(SELECT DISTINCT s.event_type FROM webhook_subscriptions s WHERE s.workspace_id = ${id} AND s.enabled = 1)`;
-
 /**
  * Sends: locks the workspaces (ORDER BY before the lock: ascending id, as batches of sends lock them one by
- * one) with the event types they subscribe to, and for each (workspace, contact) sent to through the default sender, that sender (account-store's
- * DEFAULT_SENDER) and the chat, which it creates when there is none: named as the batch's first send to the
+ * one) with the event types they subscribe to, and for each (workspace, contact) sent to through the default
+ * sender, that sender (account-store's DEFAULT_SENDER) and the chat, which it creates when there is none: named as the batch's first send to the
  * contact asks (its chat_name, or the phone), and left out when that name is taken or the chat exists after
  * all (a chat committed while the lock was awaited is not in the statement's snapshot, but the insert's
  * unique check sees it). The lock is taken first: the insert reads from the locked rows.
@@ -48,7 +44,7 @@ const PREPARE_SENDS = postgresOnly<{
    SELECT to_jsonb(f.workspace) AS workspace, CASE WHEN (f.sender).id IS NULL THEN NULL ELSE to_jsonb(f.sender) END AS sender,
      f.contact_phone, f.chat,
      (SELECT to_jsonb(c) FROM created c WHERE c.messenger_account_id = (f.sender).id AND c.contact_phone = f.contact_phone) AS created,
-     ${SUBSCRIBED_EVENTS('(f.workspace).id')} AS subscribed_events
+     ${subscribedEventsSql('(f.workspace).id')} AS subscribed_events
    FROM found f ORDER BY (f.workspace).id`,
 );
 
@@ -74,7 +70,7 @@ const PREPARE_INCOMING = postgresOnly<{
        ON CONFLICT DO NOTHING RETURNING *)
    SELECT to_jsonb(f.account) AS account, f.contact_phone, f.chat,
      (SELECT to_jsonb(c) FROM created c WHERE c.messenger_account_id = (f.account).id AND c.contact_phone = f.contact_phone) AS created,
-     ${SUBSCRIBED_EVENTS('(f.account).workspace_id')} AS subscribed_events,
+     ${subscribedEventsSql('(f.account).workspace_id')} AS subscribed_events,
      CASE WHEN row_number() OVER () = 1 THEN
        ARRAY(SELECT nextval(pg_get_serial_sequence('messages', 'id')) FROM generate_series(1, @count::int)) END AS message_ids
    FROM found f`,

@@ -10,6 +10,7 @@ import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
 import { LEASE_JOB, SEND_QUEUE_HEADS, type JobRow } from './job-store.js';
 import { flushReceived, MESSAGE_BY_ID, SELECT_MESSAGE, type MessageRow } from './message-store.js';
 import { postgresOnly, query, type SqlExecutor } from './sql.js';
+import { subscribedEventsSql } from './webhooks/subscription-store.js';
 
 /** A claimed head: its job, and its message, account and workspace interval as they are (missing: gone). */
 export interface ClaimedHead {
@@ -78,7 +79,6 @@ const APPLY_CLAIMS = postgresOnly(
 );
 
 const REMOVE_JOB = query(`DELETE FROM jobs WHERE kind = 'send' AND ref_id = @refId`);
-// The jobs' removal and the messages' read in one round trip (the read sees the messages, which it does not change).
 const FINAL = "('Sent', 'Failed')";
 // One statement: the jobs removed, the messages the network took marked Sent (unless already final), and the
 // messages read as they were before (the statement's snapshot), each with the event types its workspace
@@ -88,7 +88,7 @@ const FINISH_JOBS = postgresOnly<MessageRow & { subscribed_events: string[] }>(
    marked AS (UPDATE messages m SET status = 'Sent', network_message_id = s.network_message_id, sent_at = @now
      FROM unnest(@sentIds::bigint[], @networkMessageIds::text[]) AS s(id, network_message_id)
      WHERE m.id = s.id AND m.status NOT IN ${FINAL})
-   SELECT v.*, ARRAY(SELECT DISTINCT s.event_type FROM webhook_subscriptions s WHERE s.workspace_id = v.workspace_id AND s.enabled = 1) AS subscribed_events
+   SELECT v.*, ${subscribedEventsSql('v.workspace_id')} AS subscribed_events
    FROM (${SELECT_MESSAGE} WHERE m.id = ANY(@ids::bigint[])) v`,
 );
 const MARK_SENT = query(`UPDATE messages SET status = 'Sent', network_message_id = @networkMessageId, sent_at = @now WHERE id = @id AND status NOT IN ${FINAL}`);

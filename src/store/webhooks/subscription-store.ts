@@ -46,6 +46,14 @@ const REMOVE = query('DELETE FROM webhook_subscriptions WHERE id = @id');
 const ANY_WORKSPACE = query<{ one: number }>(
   'SELECT 1 AS one FROM webhook_subscriptions WHERE workspace_id = @workspaceId AND event_type = @eventType AND enabled = 1 LIMIT 1',
 );
+/**
+ * SQL for the event types some enabled subscription of workspace `id` (an SQL expression) names, as an array: a
+ * statement that reads a transaction's rows reads it with them, and the events the transaction emits then need
+ * no probe of their own before their deliveries are written (src/engine/webhooks/event-sink.ts).
+ */
+export const subscribedEventsSql = (id: string): string =>
+  `ARRAY(SELECT DISTINCT s.event_type FROM webhook_subscriptions s WHERE s.workspace_id = ${id} AND s.enabled = 1)`;
+
 // Which of many (workspace, event) pairs some enabled subscription names, in one statement.
 const WORKSPACES_WANTING = postgresOnly<{ workspace_id: number; event_type: string }>(
   `SELECT DISTINCT s.workspace_id, s.event_type FROM webhook_subscriptions s
