@@ -8,12 +8,12 @@
  */
 import { postgresOnly, type SqlExecutor } from './sql.js';
 import type { AccountRow } from './account-store.js';
-import type { ChatRow } from './chat-store.js';
+import { CHAT_ROW_JSON, type ChatRow } from './chat-store.js';
 import type { WorkspaceRow } from './workspace-store.js';
 import { subscribedEventsSql } from './webhooks/subscription-store.js';
 
 // The chat of account `a` and contact `contact_phone` as chat-store's SELECT_CHAT reads it, or null.
-const CHAT_OF_PAIR = `(SELECT to_jsonb(c) || jsonb_build_object('account_phone', a.phone) FROM chats c
+const CHAT_OF_PAIR = `(SELECT ${CHAT_ROW_JSON} FROM chats c
    WHERE c.messenger_account_id = a.id AND c.contact_phone = p.contact_phone)`;
 
 /**

@@ -16,6 +16,8 @@ export interface ChatRow {
 
 export const SELECT_CHAT = `SELECT c.*, a.phone AS account_phone FROM chats c
   JOIN messenger_accounts a ON a.id = c.messenger_account_id`;
+/** PostgreSQL: the row SELECT_CHAT reads, as JSON, of a chat `c` and its account `a`. */
+export const CHAT_ROW_JSON = `to_jsonb(c) || jsonb_build_object('account_phone', a.phone)`;
 
 export const CHAT_BY_ID = query<ChatRow>(`${SELECT_CHAT} WHERE c.id = @id AND c.workspace_id = @workspaceId`);
 const BY_NAME = query<ChatRow>(`${SELECT_CHAT} WHERE c.workspace_id = @workspaceId AND c.name = @name`);

@@ -6,7 +6,7 @@
  * statements were these reads). On SQLite, where a read is a function call, the stores' own reads.
  */
 import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
-import { CHAT_BY_ID, type ChatRow } from './chat-store.js';
+import { CHAT_BY_ID, CHAT_ROW_JSON, type ChatRow } from './chat-store.js';
 import { FILE_BY_ID, FILE_COLUMNS, type FileRow } from './file-store.js';
 import { flushReceived, MESSAGE_BY_ID, reactionsOf, type MessageRow } from './message-store.js';
 import { postgresOnly, type SqlExecutor } from './sql.js';
@@ -43,9 +43,6 @@ interface MessageViewRow {
   reactions: Record<string, number> | null;
 }
 
-// The chat as chat-store's SELECT_CHAT reads it.
-const CHAT_JSON = `to_jsonb(c) || jsonb_build_object('account_phone', a.phone)`;
-
 // Each row a message needs is a sub-select of its own, not a join: PostgreSQL plans each alone (0.25 ms for the
 // statement), and every one is an index lookup whatever the plan. As one join of nine relations the reads took
 // 1.9 ms to plan for a connection's first five calls, then ran a generic plan that hash-joined a scan of the
@@ -55,7 +52,7 @@ const VIEWS = postgresOnly<{ messages: MessageViewRow[] | null; chats: ChatEvent
   `SELECT
      (SELECT json_agg(v) FROM (
         SELECT row_to_json(m) AS message,
-          (SELECT ${CHAT_JSON} FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
+          (SELECT ${CHAT_ROW_JSON} FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
             WHERE c.id = m.chat_id AND c.workspace_id = m.workspace_id) AS chat,
           (SELECT row_to_json(a) FROM messenger_accounts a WHERE a.id = m.messenger_account_id) AS account,
           (SELECT row_to_json(f) FROM (SELECT ${FILE_COLUMNS} FROM files WHERE id = m.file_id) f) AS file,
@@ -63,7 +60,7 @@ const VIEWS = postgresOnly<{ messages: MessageViewRow[] | null; chats: ChatEvent
           (SELECT json_object_agg(x.emoji, x.count ORDER BY x.emoji) FROM reactions x WHERE x.message_id = m.id) AS reactions
         FROM messages m WHERE m.id = ANY(@messageIds::bigint[])) v) AS messages,
      (SELECT json_agg(v) FROM (
-        SELECT ${CHAT_JSON} AS chat, row_to_json(a) AS account
+        SELECT ${CHAT_ROW_JSON} AS chat, row_to_json(a) AS account
         FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
         WHERE c.id = ANY(@chatIds::bigint[])) v) AS chats`,
 );

@@ -1,7 +1,7 @@
 import type { MessageStatus } from '../wire/types.js';
 import type { AcceptedSend, ReceivedMessage } from './deferred-writes.js';
 import { removeUnusedChats } from './chat-store.js';
-import { postgresOnly, query, type SqlExecutor } from './sql.js';
+import { postgresOnly, query, writeUnanswered, type SqlExecutor } from './sql.js';
 
 export interface MessageRow {
   id: number;
@@ -115,8 +115,7 @@ export async function flushAcceptedSends(tx: SqlExecutor, sends: readonly Accept
     const noteQueues = (rows: Array<{ new_queues: number }>): void => {
       deferred.sendsNeedWake = rows[0]!.new_queues > 0;
     };
-    if (tx.sendBeforeCommit !== undefined) tx.sendBeforeCommit(FLUSH_SENDS, params, noteQueues);
-    else noteQueues(await tx.all(FLUSH_SENDS, params));
+    await writeUnanswered(tx, FLUSH_SENDS, params, noteQueues);
     return;
   }
   for (const s of sends) {
@@ -151,8 +150,7 @@ export async function flushReceived(tx: SqlExecutor, unanswered = false): Promis
       chatIds: received.map((r) => r.chatId), accountIds: received.map((r) => r.accountId), texts: received.map((r) => r.text),
       fileIds: received.map((r) => r.fileId), replyToIds: received.map((r) => r.replyToId), nows: received.map((r) => r.now),
     };
-    if (unanswered && tx.sendBeforeCommit !== undefined) tx.sendBeforeCommit(FLUSH_RECEIVED, params);
-    else await tx.run(FLUSH_RECEIVED, params);
+    await (unanswered ? writeUnanswered(tx, FLUSH_RECEIVED, params) : tx.run(FLUSH_RECEIVED, params));
     return;
   }
   for (const r of received) await tx.get(INSERT_RECEIVED_WITH_ID, { ...r });

@@ -9,7 +9,7 @@
 import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
 import { LEASE_JOB, SEND_QUEUE_HEADS, type JobRow } from './job-store.js';
 import { flushReceived, MESSAGE_BY_ID, SELECT_MESSAGE, type MessageRow } from './message-store.js';
-import { postgresOnly, query, type SqlExecutor } from './sql.js';
+import { postgresOnly, query, writeUnanswered, type SqlExecutor } from './sql.js';
 import { subscribedEventsSql } from './webhooks/subscription-store.js';
 
 /** A claimed head: its job, and its message, account and workspace interval as they are (missing: gone). */
@@ -139,8 +139,7 @@ export function createSendQueueStore(sql: SqlExecutor) {
           messageIds: claims.map((c) => c.messageId), owner, until,
         };
         // The claim's last write: its COMMIT need not wait for its answer.
-        if (sql.sendBeforeCommit !== undefined) sql.sendBeforeCommit(APPLY_CLAIMS, params);
-        else await sql.run(APPLY_CLAIMS, params);
+        await writeUnanswered(sql, APPLY_CLAIMS, params);
         return;
       }
       for (const claim of claims) {

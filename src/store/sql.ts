@@ -86,6 +86,15 @@ export interface SqlExecutor {
   readonly sendBeforeCommit?: <Row>(statement: Statement<Row>, params?: Params, onRows?: (rows: Row[]) => void) => void;
 }
 
+/**
+ * A write whose answer decides nothing before the COMMIT: sent unanswered where `sql` can
+ * (`SqlExecutor.sendBeforeCommit`), run and awaited where it cannot; `onRows` gets its rows either way.
+ */
+export async function writeUnanswered<Row>(sql: SqlExecutor, statement: Statement<Row>, params: Params, onRows?: (rows: Row[]) => void): Promise<void> {
+  if (sql.sendBeforeCommit !== undefined) sql.sendBeforeCommit(statement, params, onRows);
+  else onRows?.(await sql.all(statement, params));
+}
+
 /** `@name` parameters turned into `$n`, with the order in which values are passed. */
 export interface PositionalSql {
   text: string;

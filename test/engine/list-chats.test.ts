@@ -1,6 +1,6 @@
 /**
- * A page of chats carries each chat's labels, read with the page in one statement (not one per chat, nor a
- * second one for the page's labels), on both stores.
+ * A page of chats carries each chat's labels, on both stores: one store read per page (the page with its
+ * labels: one statement, chat-store's PAGE_WITH_LABELS), none per chat.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { STORES, storeTestEngine } from '../support/store-engine.js';

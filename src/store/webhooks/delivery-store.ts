@@ -1,4 +1,4 @@
-import { idList, postgresOnly, query, type SqlExecutor } from '../sql.js';
+import { idList, postgresOnly, query, writeUnanswered, type SqlExecutor } from '../sql.js';
 import { recordAttempt, recordAttempts, type DeliveryRow, type RecordAttemptInput, type RecordAttemptResult } from './delivery-attempts.js';
 import { createDeliveryPicker, type DeliveryPicker, type PickOptions } from './delivery-picker.js';
 
@@ -169,8 +169,7 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
         msgIds: events.map(() => newMessageId()), eventTypes: events.map((e) => e.eventType), workspaceIds: events.map((e) => e.workspaceId),
         payloads: events.map((e) => body(e.payload)), nows: events.map((e) => e.now),
       };
-      if (sql.sendBeforeCommit !== undefined) sql.sendBeforeCommit(INSERT_FOR_EVENTS, params);
-      else await sql.run(INSERT_FOR_EVENTS, params);
+      await writeUnanswered(sql, INSERT_FOR_EVENTS, params);
     },
 
     enqueue,
