@@ -9,6 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { openDeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
+import { generateMessageId } from '../../src/webhooks/signature.js';
 import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 import type { TestDatabase } from '../support/postgres.js';
@@ -48,7 +50,7 @@ describe('round trips on PostgreSQL', () => {
     const engine = createEngine({ database: db, clock: new FakeClock(), random: fixedRandom(), deliverWebhooks: false });
     const ws = (await engine.admin.createWorkspace({ name: 'Trips', quota: 10 })).workspace_id;
     await engine.sim(ws).connect({ phone });
-    return { engine, transactions, ws };
+    return { engine, transactions, ws, db };
   }
 
   it('receiving a message takes 2, or 3 with its events: the messages\' insert, and then the deliveries, go unanswered', async () => {
@@ -100,6 +102,23 @@ describe('round trips on PostgreSQL', () => {
       expect(complete).toHaveLength(3);
       expect(lastTrip(complete)).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
       expect(ran.flat(2).filter((head) => head.startsWith('SELECT DISTINCT s.workspace_id'))).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+  });
+  it('claiming its webhook delivery takes 3: the subscriptions with their live leases, the due rows, the leases with the COMMIT', async () => {
+    const { engine, transactions, ws, db } = await engineWithAccount('+15550009103');
+    try {
+      await engine.webhooks(ws).create({ event_type: 'message:received:new', url: 'https://example.com/hook' });
+      await engine.sim(ws).receive({ to: '+15550009103', from: '+14155559103', text: 'to claim' });
+      const outbox = openDeliveryOutbox(db, generateMessageId);
+      const before = transactions.length;
+      const claimed = await outbox.claimQueued({ now: Date.now(), limit: 10, owner: 'w1', leaseMs: 60_000, perSubscriptionCap: 5, perTenantCap: 20, perEndpointCap: 10 });
+      expect(claimed.map((d) => d.eventType)).toEqual(['message:received:new']);
+      const claim = transactions.slice(before).find((trips) => trips.flat().some((head) => head.startsWith('UPDATE webhook_deliveries')))!;
+      expect(claim.map((trip) => trip.length)).toEqual([3, 1, 2]);
+      expect(claim[0]![2]).toBe('SELECT s.id, s.url,');
+      expect(claim.at(-1)).toEqual(['UPDATE webhook_deliveries SET', 'COMMIT']);
     } finally {
       await engine.close();
     }

@@ -215,17 +215,27 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     const { now, limit } = options;
     const found = new Map<number, PickedSubscription>();
     if (limit <= 0) return { ids: [], subscriptions: found };
-    const subscriptions = await sql.all(CANDIDATES, { now, session: options.listenSessionId ?? null });
-    if (subscriptions.length === 0) return { ids: [], subscriptions: found };
     const endpointCap = options.perEndpointCap ?? Infinity;
     const tenantCap = options.perTenantCap ?? Infinity;
+    const countsLive = endpointCap !== Infinity || tenantCap !== Infinity;
+    const candidates = sql.all(CANDIDATES, { now, session: options.listenSessionId ?? null });
+    // PostgreSQL: the live leases are asked for with the candidates, pipelined (one round trip for both). The
+    // server runs the two in order, so they are still counted after the candidates are locked, as they would be
+    // asked for after its answer. SQLite has no round trips to save: it counts only when there are candidates.
+    const pipelinedLive = countsLive && sql.dialect === 'postgres' ? sql.all(LIVE_BY_SUBSCRIPTION, { now }) : undefined;
+    pipelinedLive?.catch(() => undefined);
+    const subscriptions = await candidates;
+    if (subscriptions.length === 0) {
+      await pipelinedLive;
+      return { ids: [], subscriptions: found };
+    }
     const busy = new Map<string, number>();
     const add = (key: string, n: number) => busy.set(key, (busy.get(key) ?? 0) + n);
     // Live leases per subscription, when counted for the caps: PostgreSQL then needs no count per subscription.
     let liveOf: Map<number, number> | undefined;
-    if (endpointCap !== Infinity || tenantCap !== Infinity) {
+    if (countsLive) {
       liveOf = new Map();
-      for (const live of await sql.all(LIVE_BY_SUBSCRIPTION, { now })) {
+      for (const live of await (pipelinedLive ?? sql.all(LIVE_BY_SUBSCRIPTION, { now }))) {
         liveOf.set(live.id, live.n);
         add(tenantOf(live), live.n);
         add(`${tenantOf(live)} ${endpointOf(live.url)}`, live.n);

@@ -72,7 +72,7 @@ const INSERT_FOR_EVENTS = postgresOnly(`INSERT INTO webhook_deliveries
 const INSERT = query<{ id: number }>(`INSERT INTO webhook_deliveries
   (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
   VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now) RETURNING id`);
-// Every picked row leased in one statement; each subscription's fields are then read once per claim. The ids as
+// Every picked row leased in one statement (its subscription's fields were read with the pick). The ids as
 // `idList` binds them: given a JSON list, PostgreSQL scanned the whole table at every lease while it held a few
 // thousand rows (seen in auto_explain's log of the mixed load: 629 of 632 slow leases).
 const LEASE = query<LeasedRow>({
@@ -83,9 +83,6 @@ const LEASE = query<LeasedRow>({
     SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil WHERE id = ANY(@ids::bigint[])
     RETURNING id, subscription_id, webhook_msg_id, event_type, payload, attempts, created_at`,
 });
-const SUBSCRIPTION = query<SubscriptionFields>(
-  'SELECT url, secret, listen_session_id, workspace_id, partner_id FROM webhook_subscriptions WHERE id = @id',
-);
 const LIVE_OWNERS = query<{ owner: string }>(`SELECT DISTINCT lease_owner AS owner FROM webhook_deliveries
   WHERE status = 'delivering' AND lease_until > @now`);
 const EXPIRE_OWNER = query(`UPDATE webhook_deliveries SET lease_until = @now
@@ -189,20 +186,21 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
     async claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
       const { ids, subscriptions } = await picker().pickWithSubscriptions(options);
       if (ids.length === 0) return [];
-      const leased = await sql.all(LEASE, { ids: idList(sql, ids), owner: options.owner, leaseUntil: options.now + options.leaseMs });
-      const byId = new Map(leased.map((row) => [row.id, row]));
       const claimed: ClaimedDelivery[] = [];
-      // In the order they were dealt.
-      for (const id of ids) {
-        const row = byId.get(id);
-        if (row === undefined) continue;
-        const picked = subscriptions.get(row.subscription_id);
-        const subscription: SubscriptionFields =
-          picked === undefined
-            ? (await sql.get(SUBSCRIPTION, { id: row.subscription_id }))!
-            : { url: picked.url, secret: picked.secret, listen_session_id: picked.listen_session_id, workspace_id: picked.workspace_id, partner_id: picked.partner_id };
-        claimed.push(rowToClaimed({ ...row, ...subscription }));
-      }
+      const fill = (leased: LeasedRow[]): void => {
+        const byId = new Map(leased.map((row) => [row.id, row]));
+        // In the order they were dealt. Every picked row's subscription was read with the pick.
+        for (const id of ids) {
+          const row = byId.get(id);
+          const picked = row && subscriptions.get(row.subscription_id);
+          if (row === undefined || picked === undefined) continue;
+          const { url, secret, listen_session_id, workspace_id, partner_id } = picked;
+          claimed.push(rowToClaimed({ ...row, url, secret, listen_session_id, workspace_id, partner_id }));
+        }
+      };
+      // The claim's last statement. On PostgreSQL its COMMIT goes out behind it unanswered, and `claimed` is
+      // filled when its rows arrive, before the transaction returns: nothing inside the transaction reads it.
+      await writeUnanswered(sql, LEASE, { ids: idList(sql, ids), owner: options.owner, leaseUntil: options.now + options.leaseMs }, fill);
       return claimed;
     },
 
