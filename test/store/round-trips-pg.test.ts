@@ -11,6 +11,7 @@ import { createEngine } from '../../src/runtime/create-engine.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { openDeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
 import { generateMessageId } from '../../src/webhooks/signature.js';
+import { DEFAULT_ATTEMPT_RULES } from '../support/webhook-helpers.js';
 import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 import type { TestDatabase } from '../support/postgres.js';
@@ -113,12 +114,28 @@ describe('round trips on PostgreSQL', () => {
       await engine.sim(ws).receive({ to: '+15550009103', from: '+14155559103', text: 'to claim' });
       const outbox = openDeliveryOutbox(db, generateMessageId);
       const before = transactions.length;
-      const claimed = await outbox.claimQueued({ now: Date.now(), limit: 10, owner: 'w1', leaseMs: 60_000, perSubscriptionCap: 5, perTenantCap: 20, perEndpointCap: 10 });
+      let claimed = await outbox.claimQueued({ now: Date.now(), limit: 10, owner: 'w1', leaseMs: 60_000, perSubscriptionCap: 5, perTenantCap: 20, perEndpointCap: 10 });
       expect(claimed.map((d) => d.eventType)).toEqual(['message:received:new']);
       const claim = transactions.slice(before).find((trips) => trips.flat().some((head) => head.startsWith('UPDATE webhook_deliveries')))!;
       expect(claim.map((trip) => trip.length)).toEqual([3, 1, 2]);
       expect(claim[0]![2]).toBe('SELECT s.id, s.url,');
       expect(claim.at(-1)).toEqual(['UPDATE webhook_deliveries SET', 'COMMIT']);
+
+      // The worker records the success and claims again in one transaction: the success goes unanswered, so the
+      // claim's first statements ride with it; with nothing left to claim, the COMMIT follows.
+      await engine.sim(ws).receive({ to: '+15550009103', from: '+14155559103', text: 'queued meanwhile' });
+      const ok = { ok: true, statusCode: 200, durationMs: 1, error: null } as const;
+      const options = { now: Date.now(), limit: 10, owner: 'w1', leaseMs: 60_000, perSubscriptionCap: 5, perTenantCap: 20, perEndpointCap: 10 };
+      const recordAndClaim = async () => {
+        const before = transactions.length;
+        const done = await outbox.recordAndClaim(claimed.map((d) => ({ ...DEFAULT_ATTEMPT_RULES, deliveryId: d.id, owner: 'w1', outcome: ok, now: options.now })), options);
+        return { done, trips: transactions.slice(before).find((trips) => trips.flat().some((head) => head.startsWith('WITH attempt AS')))! };
+      };
+      const again = await recordAndClaim();
+      expect(again.done.results).toEqual([{ status: 'succeeded', attemptNumber: 1, nextAttemptAt: null, ownerNotified: false }]);
+      expect(again.done.claimed.map((d) => d.eventType)).toEqual(['message:received:new']);
+      expect(again.trips.map((trip) => trip.length)).toEqual([4, 1, 2]);
+      expect(again.trips[0]!.slice(1, 3)).toEqual(['WITH attempt AS', 'WITH RECURSIVE pending(id)']);
     } finally {
       await engine.close();
     }

@@ -1,5 +1,5 @@
 import type { SendOutcome } from '../../wire/webhook-types.js';
-import { postgresOnly, query, sqliteOnly, type SqlExecutor } from '../sql.js';
+import { postgresOnly, query, sqliteOnly, writeUnanswered, type SqlExecutor } from '../sql.js';
 
 /** The owner_notifications kind of a subscription whose deliveries keep failing (src/workers/owner-mail-text.ts writes its e-mail). */
 export const OWNER_NOTIFICATION_WEBHOOK_FAILING = 'webhook_failing';
@@ -104,25 +104,30 @@ const SUCCEED_LOG_RESET = postgresOnly<{ id: number; attempts: number; subscript
 /**
  * Records successful attempts of one lease owner at one time, whatever their number: the deliveries still leased
  * to `owner` become succeeded (one UPDATE ... RETURNING), their attempts are logged (one multi-row INSERT) and
- * their subscriptions' failure streaks reset (one UPDATE); three statements on SQLite, one on PostgreSQL. Call it
- * inside a write transaction. Returns the attempt number of each delivery recorded; one missing lost its lease
- * (another worker took it over, or it was deleted) and nothing was written for it.
+ * their subscriptions' failure streaks reset (one UPDATE); three statements on SQLite, one on PostgreSQL, sent
+ * unanswered (`writeUnanswered`: what follows in the transaction rides in the same round trip). Call it inside a
+ * write transaction. `onRecorded` gets the attempt number of each delivery recorded, at the latest when the
+ * transaction returns; one missing lost its lease (another worker took it over, or it was deleted) and nothing
+ * was written for it.
  */
 async function recordSuccesses(
   sql: SqlExecutor,
   inputs: ReadonlyArray<{ deliveryId: number; outcome: SendOutcome }>,
   owner: string,
   now: number,
-): Promise<Map<number, number>> {
+  onRecorded: (attemptNumbers: Map<number, number>) => void,
+): Promise<void> {
+  const attemptNumbers = (won: Array<{ id: number; attempts: number }>) => onRecorded(new Map(won.map((row) => [row.id, row.attempts])));
   if (sql.dialect === 'postgres') {
-    const won = await sql.all(SUCCEED_LOG_RESET, {
+    const params = {
       ids: inputs.map((input) => input.deliveryId),
       statusCodes: inputs.map((input) => input.outcome.statusCode),
       durations: inputs.map((input) => input.outcome.durationMs),
       owner,
       now,
-    });
-    return new Map(won.map((row) => [row.id, row.attempts]));
+    };
+    await writeUnanswered(sql, SUCCEED_LOG_RESET, params, attemptNumbers);
+    return;
   }
   const outcomes = new Map(inputs.map((input) => [input.deliveryId, input.outcome]));
   const won = await sql.all(SUCCEED_MANY, { ids: JSON.stringify([...outcomes.keys()]), owner, now });
@@ -131,7 +136,7 @@ async function recordSuccesses(
     await sql.run(ATTEMPTS_OK, { rows: JSON.stringify(rows), now });
     await sql.run(SUBSCRIPTIONS_OK, { ids: JSON.stringify([...new Set(won.map((row) => row.subscription_id))]) });
   }
-  return new Map(won.map((row) => [row.id, row.attempts]));
+  attemptNumbers(won);
 }
 
 /**
@@ -213,7 +218,8 @@ async function recordSuccess(sql: SqlExecutor, input: RecordAttemptInput): Promi
 /**
  * Records many attempts, as `recordAttempt` does one by one, in a few statements: the successes of one owner at
  * one time (the common case) share one UPDATE, one multi-row INSERT of their attempts and one reset of their
- * subscriptions' failure streaks; the rest go one by one. Results come back in input order.
+ * subscriptions' failure streaks; the rest go one by one. Results come back in input order; on PostgreSQL those
+ * of the shared successes are filled in when the transaction returns (their statement goes unanswered).
  */
 export async function recordAttempts(sql: SqlExecutor, inputs: readonly RecordAttemptInput[]): Promise<RecordAttemptResult[]> {
   const results: RecordAttemptResult[] = new Array<RecordAttemptResult>(inputs.length);
@@ -222,18 +228,16 @@ export async function recordAttempts(sql: SqlExecutor, inputs: readonly RecordAt
   inputs.forEach((input, i) => {
     if (input.outcome.ok && first !== undefined && input.owner === first.owner && input.now === first.now) together.push(i);
   });
-  if (together.length > 1 && first !== undefined) {
-    const recorded = await recordSuccesses(
-      sql,
-      together.map((i) => inputs[i] as RecordAttemptInput),
-      first.owner,
-      first.now,
-    );
-    for (const i of together) {
-      const attemptNumber = recorded.get((inputs[i] as RecordAttemptInput).deliveryId);
-      results[i] = attemptNumber === undefined ? { status: 'lease_lost' } : { status: 'succeeded', attemptNumber, nextAttemptAt: null, ownerNotified: false };
-    }
+  const shared = new Set(together);
+  if (first !== undefined && shared.size > 0) {
+    const recorded = (attemptNumbers: Map<number, number>): void => {
+      for (const i of together) {
+        const attemptNumber = attemptNumbers.get((inputs[i] as RecordAttemptInput).deliveryId);
+        results[i] = attemptNumber === undefined ? { status: 'lease_lost' } : { status: 'succeeded', attemptNumber, nextAttemptAt: null, ownerNotified: false };
+      }
+    };
+    await recordSuccesses(sql, together.map((i) => inputs[i] as RecordAttemptInput), first.owner, first.now, recorded);
   }
-  for (const [i, input] of inputs.entries()) results[i] ??= await recordAttempt(sql, input);
+  for (const [i, input] of inputs.entries()) if (!shared.has(i)) results[i] = await recordAttempt(sql, input);
   return results;
 }
