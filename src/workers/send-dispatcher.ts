@@ -38,14 +38,15 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   // (`nextDueAt`, asked right after the run): a wake-up that finds nothing (every accepted batch wakes the
   // dispatcher) costs one statement, not two.
   let idleUntil: { at: number | null } | undefined;
-  const claimBatch = async (afterWork: boolean): Promise<ClaimedSend[]> => {
+  const claimBatch = async (expectWork: boolean): Promise<ClaimedSend[]> => {
     idleUntil = undefined;
     // A plain read first: most polls find nothing due, and they should not take the write lock for it. The
     // earliest time a queue head is due is due now exactly when some head is (the claim's own conditions).
-    // On PostgreSQL a claim right after a batch that did work skips that read: under load the next claim
-    // almost always finds work, and the read is one more round trip before each (it costs three statements more,
-    // once, when the load stops: an empty claim transaction, then the runner's own look).
-    if (!afterWork || ctx.database.dialect === 'sqlite') {
+    // On PostgreSQL a claim that expects work skips that read: right after a batch that did work (under load the
+    // next claim almost always finds some), and on a wake-up (a send was just queued): the read would be one
+    // more round trip before the claim. Finding nothing then costs three statements more, once: an empty claim
+    // transaction, then the runner's own look.
+    if (!expectWork || ctx.database.dialect === 'sqlite') {
       const dueAt = await ctx.stores.jobs.nextSendTime();
       if (dueAt === null || dueAt > ctx.clock.now()) {
         idleUntil = { at: dueAt };
@@ -184,10 +185,10 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
 
   return {
     name: 'send',
-    async runDue() {
+    async runDue(woken = false) {
       await reapDeadLeases();
       let processed = 0;
-      for (let batch = await claimBatch(false); batch.length > 0; batch = await claimBatch(true)) {
+      for (let batch = await claimBatch(woken); batch.length > 0; batch = await claimBatch(true)) {
         const outcomes = await deliver(batch);
         const done = batch.flatMap((claimed, i) => (outcomes[i] === TRY_AGAIN ? [] : [{ claimed, outcome: outcomes[i] as DeliveryOutcome }]));
         await completeBatch(done);

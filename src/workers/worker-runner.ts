@@ -5,8 +5,11 @@ import type { WorkerControl } from '../engine/engine-api.js';
 /** One kind of background work that the runner drives. */
 export interface JobRunner {
   readonly name: string;
-  /** Processes everything due now; resolves with how many jobs ran. */
-  runDue(): Promise<number>;
+  /**
+   * Processes everything due now; resolves with how many jobs ran. `woken`: the run was asked for by a wake-up
+   * (this process, or another replica, has just queued work for it), not by a poll or the start.
+   */
+  runDue(woken?: boolean): Promise<number>;
   /** Earliest time more work could be due, or null when there is none known (read from the store, or remembered). */
   nextDueAt(): number | null | Promise<number | null>;
   /** A runner that drives itself with real timers (the webhook worker) has these; the others get a loop. */
@@ -37,9 +40,9 @@ export interface WorkerRunner extends WorkerControl {
  * time, so each loop also polls at `pollMs`; it sleeps less when it knows work is due sooner.
  */
 export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: Logger, pollMs = 100): WorkerRunner {
-  const runOne = async (runner: JobRunner): Promise<number> => {
+  const runOne = async (runner: JobRunner, woken = false): Promise<number> => {
     try {
-      return await runner.runDue();
+      return await runner.runDue(woken);
     } catch (error) {
       logger.error(`${runner.name} worker failed`, { error: String(error) });
       return 0;
@@ -70,20 +73,20 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
       if (!running) return;
       if (again) {
         again = false;
-        tick();
+        tick(true);
         return;
       }
       busy = false;
       const wait = due === null ? pollMs : Math.max(0, Math.min(pollMs, due - clock.now()));
-      timer = setTimeout(tick, wait);
+      timer = setTimeout(() => tick(false), wait);
       timer.unref?.();
     };
-    const tick = () => {
+    const tick = (woken: boolean) => {
       busy = true;
-      const run = runOne(runner).then(async (count) => {
+      const run = runOne(runner, woken).then(async (count) => {
         if (again && running) {
           again = false;
-          tick();
+          tick(true);
         } else if (running) {
           await schedule();
         } else {
@@ -101,13 +104,13 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
         return;
       }
       if (timer !== undefined) clearTimeout(timer);
-      tick();
+      tick(true);
     };
     return {
       start() {
         if (running) return;
         running = true;
-        tick();
+        tick(false);
       },
       async stop() {
         running = false;

@@ -37,6 +37,28 @@ describe('worker runner wake', () => {
     expect(send.runs).toBe(2);
   });
 
+  it('tells a run whether a wake-up asked for it: the first run and the polls are not woken', async () => {
+    const asked: boolean[] = [];
+    const runner: JobRunner = {
+      name: 'send',
+      runDue: async (woken) => {
+        asked.push(woken === true);
+        return 0;
+      },
+      nextDueAt: () => Date.now() + 30,
+    };
+    const workers = createWorkerRunner([runner], systemClock, silentLogger, 60_000);
+    workers.start();
+    await settle();
+    workers.wake('send');
+    await settle();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the poll it asked for (nextDueAt) came meanwhile
+    await workers.stop();
+    expect(asked.slice(0, 2)).toEqual([false, true]);
+    expect(asked.slice(2)).toContain(false);
+    expect(asked.slice(2)).not.toContain(true);
+  });
+
   it('a wake during a run makes one more run after it', async () => {
     let release: () => void = () => undefined;
     let runs = 0;

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { createSendDispatcher } from '../../src/workers/send-dispatcher.js';
 import { openDeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
 import { generateMessageId } from '../../src/webhooks/signature.js';
 import { DEFAULT_ATTEMPT_RULES } from '../support/webhook-helpers.js';
@@ -16,8 +17,11 @@ import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 import type { TestDatabase } from '../support/postgres.js';
 
-/** The transactions run on `db`'s connections, each as its round trips, each of those as the heads of its statements. */
-function recordTransactions(db: PgDatabase): Array<string[][]> {
+/**
+ * The transactions run on `db`'s connections, each as its round trips, each of those as the heads of its
+ * statements; `statements` gets the head of every statement, in or out of a transaction.
+ */
+function recordTransactions(db: PgDatabase, statements: string[] = []): Array<string[][]> {
   const transactions: Array<string[][]> = [];
   db.pool.on('connect', (client) => {
     let awaiting = 0;
@@ -32,6 +36,7 @@ function recordTransactions(db: PgDatabase): Array<string[][]> {
         current.at(-1)!.push(head);
       }
       if (head === 'COMMIT' || head === 'ROLLBACK') current = undefined;
+      statements.push(head);
       awaiting += 1;
       return original(config).finally(() => (awaiting -= 1));
     };
@@ -47,11 +52,13 @@ describe('round trips on PostgreSQL', () => {
   async function engineWithAccount(phone: string) {
     database = await createMigratedTestDatabase('roundtrips');
     const db = new PgDatabase({ url: database.url, poolSize: 2 });
-    const transactions = recordTransactions(db);
-    const engine = createEngine({ database: db, clock: new FakeClock(), random: fixedRandom(), deliverWebhooks: false });
+    const statements: string[] = [];
+    const transactions = recordTransactions(db, statements);
+    const clock = new FakeClock();
+    const engine = createEngine({ database: db, clock, random: fixedRandom(), deliverWebhooks: false });
     const ws = (await engine.admin.createWorkspace({ name: 'Trips', quota: 10 })).workspace_id;
     await engine.sim(ws).connect({ phone });
-    return { engine, transactions, ws, db };
+    return { engine, transactions, ws, db, statements, clock };
   }
 
   it('receiving a message takes 2, or 3 with its events: the messages\' insert, and then the deliveries, go unanswered', async () => {
@@ -136,6 +143,33 @@ describe('round trips on PostgreSQL', () => {
       expect(again.done.claimed.map((d) => d.eventType)).toEqual(['message:received:new']);
       expect(again.trips.map((trip) => trip.length)).toEqual([4, 1, 2]);
       expect(again.trips[0]!.slice(1, 3)).toEqual(['WITH attempt AS', 'WITH RECURSIVE pending(id)']);
+    } finally {
+      await engine.close();
+    }
+  });
+  it('a dispatcher woken by a send claims at once, without a look whether anything is due first', async () => {
+    const { engine, ws, statements, clock } = await engineWithAccount('+15550009104');
+    try {
+      const dispatcher = createSendDispatcher(engine.context);
+      await engine.workspace(ws).sendToPhone({ phone: '+14155559104', text: 'woken' });
+      const NEXT_DUE = 'SELECT MIN(GREATEST(j.run_at,';
+      // Whether the run from statement `from` on read when a send is due before it began its claim.
+      const lookedFirst = (from: number) => {
+        const run = statements.slice(from);
+        return run.slice(0, run.indexOf('BEGIN')).some((head) => head.startsWith(NEXT_DUE));
+      };
+      let from = statements.length;
+      expect(await dispatcher.runDue(true)).toBe(1);
+      expect(lookedFirst(from)).toBe(false);
+      // A poll (not woken) looks first, and finding nothing due ends there.
+      await engine.workspace(ws).sendToPhone({ phone: '+14155559104', text: 'polled' });
+      clock.advance(60_000); // past the account's spacing
+      from = statements.length;
+      expect(await dispatcher.runDue(false)).toBe(1);
+      expect(lookedFirst(from)).toBe(true);
+      from = statements.length;
+      expect(await dispatcher.runDue(false)).toBe(0);
+      expect(statements.slice(from)).toEqual([expect.stringMatching(/^SELECT MIN\(GREATEST\(j\.run_at,/)]);
     } finally {
       await engine.close();
     }
