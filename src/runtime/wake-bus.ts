@@ -36,21 +36,19 @@ export function createWakeBus(database: SqlDatabase, logger: Logger, options: { 
   // A NOTIFY reaches its sender too; this process has already woken its own subscribers, so it skips what
   // carries its own mark (the payload is `MARK TOPIC`).
   const mark = randomBytes(6).toString('hex');
-  // Topics woken within a few milliseconds go out as one NOTIFY each: a stream of accepted sends costs the
-  // database one notifying commit per topic every few milliseconds, not one per send.
+  // Topics woken within a few milliseconds go out together, one NOTIFY each in one statement: a stream of
+  // accepted sends costs the database one notifying commit every few milliseconds, not one per send or topic.
   let outgoing = new Set<string>();
   let flushScheduled = false;
   let closed = false;
   const flush = async (): Promise<void> => {
     flushScheduled = false;
-    const topics = outgoing;
+    const topics = [...outgoing];
     outgoing = new Set();
-    for (const topic of topics) {
-      // A lost wake-up only delays work until the next poll; it is not worth failing anything for.
-      await notifications!.notify(database.sql, `${mark} ${topic}`).catch((error: unknown) => {
-        logger.error('wake-up notification failed', { topic, error: String(error) });
-      });
-    }
+    // A lost wake-up only delays work until the next poll; it is not worth failing anything for.
+    await notifications!.notify(database.sql, topics.map((topic) => `${mark} ${topic}`)).catch((error: unknown) => {
+      logger.error('wake-up notification failed', { topics: topics.join(' '), error: String(error) });
+    });
   };
   const unsubscribe = !options.listen ? undefined : notifications?.subscribe((payload) => {
     if (closed) return;

@@ -66,8 +66,8 @@ export interface SqlDatabase {
   write<T>(fn: (tx: SqlExecutor) => Promise<T>, options?: WriteOptions): Promise<T>;
   /** Wake-ups for other processes on the same database (PostgreSQL LISTEN/NOTIFY); absent on SQLite. */
   readonly notifications?: {
-    /** Sent when `tx` commits. */
-    notify(tx: SqlExecutor, topic: string): Promise<void>;
+    /** Sent when `tx` commits: each of `topics` a notification of its own. */
+    notify(tx: SqlExecutor, topics: readonly string[]): Promise<void>;
     subscribe(handler: (topic: string) => void): () => void;
   };
   /**

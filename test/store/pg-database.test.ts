@@ -146,19 +146,19 @@ describe('PostgreSQL store', () => {
     expect((failedBefore as { code?: string }).code).toBe('23505');
   });
 
-  it('notify: a wake-up sent in a transaction reaches every replica after the commit, not before', async () => {
+  it('notify: the topics of a wake-up sent in a transaction reach every replica after the commit, not before', async () => {
     const [a, b] = [open(), open()];
     const seen: string[] = [];
     b.notifications.subscribe((topic) => seen.push(topic));
     await b.listening();
     let committed = false;
     await a.write(async (tx) => {
-      await a.notifications.notify(tx, 'send');
+      await a.notifications.notify(tx, ['send', 'webhooks']);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(seen).toEqual([]);
       committed = true;
     });
-    await waitUntil(() => seen.includes('send'));
+    await waitUntil(() => seen.includes('send') && seen.includes('webhooks'));
     expect(committed).toBe(true);
   });
 
