@@ -117,7 +117,7 @@ async function recordSuccesses(
   now: number,
   onRecorded: (attemptNumbers: Map<number, number>) => void,
 ): Promise<void> {
-  const attemptNumbers = (won: Array<{ id: number; attempts: number }>) => onRecorded(new Map(won.map((row) => [row.id, row.attempts])));
+  const report = (won: Array<{ id: number; attempts: number }>) => onRecorded(new Map(won.map((row) => [row.id, row.attempts])));
   if (sql.dialect === 'postgres') {
     const params = {
       ids: inputs.map((input) => input.deliveryId),
@@ -126,7 +126,7 @@ async function recordSuccesses(
       owner,
       now,
     };
-    await writeUnanswered(sql, SUCCEED_LOG_RESET, params, attemptNumbers);
+    await writeUnanswered(sql, SUCCEED_LOG_RESET, params, report);
     return;
   }
   const outcomes = new Map(inputs.map((input) => [input.deliveryId, input.outcome]));
@@ -136,7 +136,7 @@ async function recordSuccesses(
     await sql.run(ATTEMPTS_OK, { rows: JSON.stringify(rows), now });
     await sql.run(SUBSCRIPTIONS_OK, { ids: JSON.stringify([...new Set(won.map((row) => row.subscription_id))]) });
   }
-  attemptNumbers(won);
+  report(won);
 }
 
 /**

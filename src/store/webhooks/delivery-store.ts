@@ -189,7 +189,8 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
       const claimed: ClaimedDelivery[] = [];
       const fill = (leased: LeasedRow[]): void => {
         const byId = new Map(leased.map((row) => [row.id, row]));
-        // In the order they were dealt. Every picked row's subscription was read with the pick.
+        // In the order they were dealt. Every picked row's subscription was read with the pick (a row without one
+        // cannot be; it would be claimed again once its lease ran out).
         for (const id of ids) {
           const row = byId.get(id);
           const picked = row && subscriptions.get(row.subscription_id);
