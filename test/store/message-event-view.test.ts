@@ -44,6 +44,9 @@ describe.each(stores)('message event view on %s', (_, open) => {
       expect(views.get(messages[1]!.id)!.reactions).toEqual({ '🎉': '1', '👍': '2' });
       expect(views.get(messages[0]!.id)!.file).toMatchObject({ uid: file.uid });
       expect(views.get(messages[1]!.id)!.message.reply_to_uid).toBe(sent.message_uid);
+      // One message alone answers as it does among others.
+      for (const message of messages) expect((await s.messageEventViews.of([message.id], [])).messages).toEqual(new Map([[message.id, views.get(message.id)]]));
+      expect((await s.messageEventViews.of([987_654_321], [])).messages.size).toBe(0);
 
       // Chats: a chat asked for under another workspace is not found, as chats.byId answers.
       const chatIds = [...new Set(messages.map((m) => m.chat_id))];

@@ -174,4 +174,20 @@ describe('round trips on PostgreSQL', () => {
       await engine.close();
     }
   });
+  it("a turn's token lookups are one statement, a lone token's as the many tokens' (one by equality, many in an array)", async () => {
+    const { engine, statements } = await engineWithAccount('+15550009105');
+    try {
+      const [a, b] = [await engine.admin.createWorkspace({ name: 'A', quota: 1 }), await engine.admin.createWorkspace({ name: 'B', quota: 1 })];
+      let from = statements.length;
+      expect(await engine.authenticate(a.token)).toBe(a.workspace_id);
+      expect(statements.slice(from)).toEqual(['SELECT workspace_id, token_hash']);
+      from = statements.length;
+      const many = await Promise.all([a.token, b.token, 'svc_unknown', a.token].map((token) => engine.authenticate(token)));
+      expect(many).toEqual([a.workspace_id, b.workspace_id, null, a.workspace_id]);
+      expect(statements.slice(from)).toEqual(['SELECT workspace_id, token_hash']);
+      expect(await engine.authenticate('svc_unknown')).toBeNull();
+    } finally {
+      await engine.close();
+    }
+  });
 });
