@@ -114,6 +114,7 @@ describe('round trips on PostgreSQL', () => {
       await engine.close();
     }
   });
+
   it('claiming its webhook delivery takes 3: the subscriptions with their live leases, the due rows, the leases with the COMMIT', async () => {
     const { engine, transactions, ws, db } = await engineWithAccount('+15550009103');
     try {
@@ -121,7 +122,7 @@ describe('round trips on PostgreSQL', () => {
       await engine.sim(ws).receive({ to: '+15550009103', from: '+14155559103', text: 'to claim' });
       const outbox = openDeliveryOutbox(db, generateMessageId);
       const before = transactions.length;
-      let claimed = await outbox.claimQueued({ now: Date.now(), limit: 10, owner: 'w1', leaseMs: 60_000, perSubscriptionCap: 5, perTenantCap: 20, perEndpointCap: 10 });
+      const claimed = await outbox.claimQueued({ now: Date.now(), limit: 10, owner: 'w1', leaseMs: 60_000, perSubscriptionCap: 5, perTenantCap: 20, perEndpointCap: 10 });
       expect(claimed.map((d) => d.eventType)).toEqual(['message:received:new']);
       const claim = transactions.slice(before).find((trips) => trips.flat().some((head) => head.startsWith('UPDATE webhook_deliveries')))!;
       expect(claim.map((trip) => trip.length)).toEqual([3, 1, 2]);
@@ -129,24 +130,22 @@ describe('round trips on PostgreSQL', () => {
       expect(claim.at(-1)).toEqual(['UPDATE webhook_deliveries SET', 'COMMIT']);
 
       // The worker records the success and claims again in one transaction: the success goes unanswered, so the
-      // claim's first statements ride with it; with nothing left to claim, the COMMIT follows.
+      // claim's first statements ride with it.
       await engine.sim(ws).receive({ to: '+15550009103', from: '+14155559103', text: 'queued meanwhile' });
       const ok = { ok: true, statusCode: 200, durationMs: 1, error: null } as const;
       const options = { now: Date.now(), limit: 10, owner: 'w1', leaseMs: 60_000, perSubscriptionCap: 5, perTenantCap: 20, perEndpointCap: 10 };
-      const recordAndClaim = async () => {
-        const before = transactions.length;
-        const done = await outbox.recordAndClaim(claimed.map((d) => ({ ...DEFAULT_ATTEMPT_RULES, deliveryId: d.id, owner: 'w1', outcome: ok, now: options.now })), options);
-        return { done, trips: transactions.slice(before).find((trips) => trips.flat().some((head) => head.startsWith('WITH attempt AS')))! };
-      };
-      const again = await recordAndClaim();
-      expect(again.done.results).toEqual([{ status: 'succeeded', attemptNumber: 1, nextAttemptAt: null, ownerNotified: false }]);
-      expect(again.done.claimed.map((d) => d.eventType)).toEqual(['message:received:new']);
-      expect(again.trips.map((trip) => trip.length)).toEqual([4, 1, 2]);
-      expect(again.trips[0]!.slice(1, 3)).toEqual(['WITH attempt AS', 'WITH RECURSIVE pending(id)']);
+      const recordedFrom = transactions.length;
+      const done = await outbox.recordAndClaim(claimed.map((d) => ({ ...DEFAULT_ATTEMPT_RULES, deliveryId: d.id, owner: 'w1', outcome: ok, now: options.now })), options);
+      expect(done.results).toEqual([{ status: 'succeeded', attemptNumber: 1, nextAttemptAt: null, ownerNotified: false }]);
+      expect(done.claimed.map((d) => d.eventType)).toEqual(['message:received:new']);
+      const recorded = transactions.slice(recordedFrom).find((trips) => trips.flat().some((head) => head.startsWith('WITH attempt AS')))!;
+      expect(recorded.map((trip) => trip.length)).toEqual([4, 1, 2]);
+      expect(recorded[0]!.slice(1, 3)).toEqual(['WITH attempt AS', 'WITH RECURSIVE pending(id)']);
     } finally {
       await engine.close();
     }
   });
+
   it('a dispatcher woken by a send claims at once, without a look whether anything is due first', async () => {
     const { engine, ws, statements, clock } = await engineWithAccount('+15550009104');
     try {
@@ -169,11 +168,12 @@ describe('round trips on PostgreSQL', () => {
       expect(lookedFirst(from)).toBe(true);
       from = statements.length;
       expect(await dispatcher.runDue(false)).toBe(0);
-      expect(statements.slice(from)).toEqual([expect.stringMatching(/^SELECT MIN\(GREATEST\(j\.run_at,/)]);
+      expect(statements.slice(from).map((head) => head.startsWith(NEXT_DUE))).toEqual([true]);
     } finally {
       await engine.close();
     }
   });
+
   it("a turn's token lookups are one statement, a lone token's as the many tokens' (one by equality, many in an array)", async () => {
     const { engine, statements } = await engineWithAccount('+15550009105');
     try {
