@@ -19,10 +19,11 @@ const CHAT_OF_PAIR = `(SELECT ${CHAT_ROW_JSON} FROM chats c
 /**
  * Sends: locks the workspaces (ORDER BY before the lock: ascending id, as batches of sends lock them one by
  * one) with the event types they subscribe to, and for each (workspace, contact) sent to through the default
- * sender, that sender (account-store's DEFAULT_SENDER) and the chat, which it creates when there is none: named as the batch's first send to the
- * contact asks (its chat_name, or the phone), and left out when that name is taken or the chat exists after
- * all (a chat committed while the lock was awaited is not in the statement's snapshot, but the insert's
- * unique check sees it). The lock is taken first: the insert reads from the locked rows.
+ * sender, that sender (account-store's DEFAULT_SENDER) and the chat, which it creates when there is none:
+ * named as the batch's first send to the contact asks (its chat_name, or the phone), and left out when that
+ * name is taken or the chat exists after all (a chat committed while the lock was awaited is not in the
+ * statement's snapshot, but the insert's unique check sees it). The lock is taken first: the insert reads
+ * from the locked rows.
  */
 const PREPARE_SENDS = postgresOnly<{
   workspace: WorkspaceRow; sender: AccountRow | null; contact_phone: string | null; chat: ChatRow | null; created: Omit<ChatRow, 'account_phone'> | null;

@@ -47,16 +47,15 @@ const INSERT_UNLESS_TAKEN = query<Omit<ChatRow, 'account_phone'>>(
 );
 // A page of chats with each chat's labels in name order, in one statement: on PostgreSQL a second statement
 // for the labels was a second round trip for every page read, and could see another moment than the first.
+// The dialects differ only in how the labels come: a JSON array (SQLite), an array (PostgreSQL).
+const labelNamesOf = (chatId: string): string =>
+  `SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.chat_id = ${chatId} ORDER BY l.name`;
+const pageWithLabelsSql = (labels: string): string => `SELECT c.*, a.phone AS account_phone, ${labels} AS labels
+  FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
+  WHERE c.workspace_id = @workspaceId ORDER BY c.id LIMIT @limit OFFSET @offset`;
 const PAGE_WITH_LABELS = query<ChatRow & { labels: string[] | string }>({
-  sqlite: `SELECT c.*, a.phone AS account_phone,
-      (SELECT json_group_array(name) FROM (SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-        WHERE cl.chat_id = c.id ORDER BY l.name)) AS labels
-    FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
-    WHERE c.workspace_id = @workspaceId ORDER BY c.id LIMIT @limit OFFSET @offset`,
-  postgres: `SELECT c.*, a.phone AS account_phone,
-      ARRAY(SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.chat_id = c.id ORDER BY l.name) AS labels
-    FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
-    WHERE c.workspace_id = @workspaceId ORDER BY c.id LIMIT @limit OFFSET @offset`,
+  sqlite: pageWithLabelsSql(`(SELECT json_group_array(name) FROM (${labelNamesOf('c.id')}))`),
+  postgres: pageWithLabelsSql(`ARRAY(${labelNamesOf('c.id')})`),
 });
 const UPDATE = query(
   `UPDATE chats SET name = @name, responsible_email = @responsible_email, responsible_name = @responsible_name
@@ -67,9 +66,7 @@ const INSERT_LABEL = query<{ id: number }>(
   'INSERT INTO labels (workspace_id, name) VALUES (@workspaceId, @name) ON CONFLICT (workspace_id, name) DO NOTHING RETURNING id',
 );
 const ATTACH_LABEL = query('INSERT INTO chat_labels (chat_id, label_id) VALUES (@chatId, @labelId) ON CONFLICT DO NOTHING');
-const LABELS_OF = query<{ name: string }>(
-  'SELECT l.name FROM chat_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.chat_id = @chatId ORDER BY l.name',
-);
+const LABELS_OF = query<{ name: string }>(labelNamesOf('@chatId'));
 // Chats a batch's prelude made for writes that failed: gone unless something refers to them after all.
 const REMOVE_UNUSED = postgresOnly(
   `DELETE FROM chats c WHERE c.id = ANY(@ids::bigint[])
