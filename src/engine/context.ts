@@ -1,5 +1,5 @@
 import type { SqlExecutor } from '../store/sql.js';
-import type { SqlDatabase, WriteOptions } from '../store/sql-database.js';
+import type { BatchAdmission, SqlDatabase, WriteOptions } from '../store/sql-database.js';
 import { createAccountStore } from '../store/account-store.js';
 import { createChatStore } from '../store/chat-store.js';
 import { createFileStore } from '../store/file-store.js';
@@ -98,6 +98,12 @@ export interface EngineContext {
    * process's, and on PostgreSQL every replica's. Inside a write transaction it takes effect after the commit.
    */
   wake: (runnerName: string) => void;
+  /**
+   * A condition every write transaction started from this context must still meet when it runs: the request's
+   * API token is still live, when it was let in from memory (`RecalledTokens`). A grouped write is checked with
+   * its batch; any other one first thing in its transaction. Refused writes run nothing.
+   */
+  admission?: BatchAdmission;
 }
 
 /**
@@ -111,10 +117,13 @@ export async function inWriteTransaction<T>(ctx: EngineContext, fn: (tx: EngineC
   // Wake-ups asked for inside the transaction go out after the commit (on every replica, on PostgreSQL): a
   // worker woken earlier would look for rows it cannot see yet. A run that is retried forgets its own.
   let wakes = new Set<string>();
-  const result = await ctx.database.write((sql) => {
+  const { admission } = ctx;
+  const grouped = options?.grouped === true;
+  const result = await ctx.database.write(async (sql) => {
     wakes = new Set();
+    if (admission !== undefined && !grouped && (await admission.check(sql, [admission.arg]))[0] !== true) throw admission.refusal();
     return fn({ ...ctx, sql, stores: storesOf(sql), inTransaction: true, wake: (name) => void wakes.add(name) });
-  }, options);
+  }, admission !== undefined && grouped ? { ...options, admission } : options);
   for (const name of wakes) ctx.wake(name);
   return result;
 }

@@ -43,12 +43,20 @@ export interface Engine {
   readonly clock: Clock;
   /** Which webhook URLs subscriptions may name (`dev`: http and private hosts too); the OpenAPI document states it. */
   readonly webhookUrlPolicy: UrlPolicyMode;
-  /** The workspace a Public API token belongs to, or null (hash lookup, constant-time compare). */
-  authenticate(token: string): Promise<number | null>;
+  /**
+   * The workspace a Public API token belongs to, or null (hash lookup, constant-time compare). `recall`: may
+   * answer from the tokens this process found live in the last minute, without asking the database; only for a
+   * request whose sends then check the token again (`workspace(id, { token })`), so a revoked one still fails.
+   */
+  authenticate(token: string, options?: { recall?: boolean }): Promise<number | null>;
   /** The Local workspace of the embedded engine, created with a token, a sim account and a quota on first use. */
   ensureLocalWorkspace(): Promise<CreatedWorkspace>;
-  /** Public API operations of one workspace. `linkBase` is the origin that download links start with. */
-  workspace(workspaceId: number, options?: { linkBase?: string }): WorkspaceApi;
+  /**
+   * Public API operations of one workspace. `linkBase` is the origin that download links start with. `token`:
+   * the request's token, when `authenticate` may have let it in from memory; its sends are refused
+   * (unauthorized) and write nothing unless the token is still live when their batch runs.
+   */
+  workspace(workspaceId: number, options?: { linkBase?: string; token?: string }): WorkspaceApi;
   /** Webhook subscriptions, deliveries and test events of one workspace. */
   webhooks(workspaceId: number): WebhookSubscriptionsApi;
   /** `svc webhooks listen` sessions of one workspace: deliveries handed to a listener instead of POSTed. */

@@ -17,10 +17,11 @@ export async function issueToken(store: WorkspaceStore, workspaceId: number, now
   return token;
 }
 
-/** Finds the workspace by the token's hash and compares the hashes in constant time. */
-export async function authenticateToken(store: WorkspaceStore, token: string): Promise<number | null> {
-  if (token.length === 0 || token.length > 512) return null;
-  const hash = hashToken(token);
+/** Whether `token` could be a token at all: longer ones are refused before they are hashed. */
+export const plausibleToken = (token: string): boolean => token.length > 0 && token.length <= 512;
+
+/** Finds the workspace of a token by its hash (`hashToken`) and compares the hashes in constant time. */
+export async function authenticateTokenHash(store: WorkspaceStore, hash: Buffer): Promise<number | null> {
   const row = await store.tokenByHash(hash);
   if (row === undefined) return null;
   return timingSafeEqual(hash, row.token_hash) ? row.workspace_id : null;

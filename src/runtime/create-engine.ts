@@ -34,7 +34,8 @@ import { createConnectApi, createPartnerApi, createPartnerDirectory } from '../e
 import { createPartner } from '../engine/partner/partners.js';
 import { instanceSettingsDto, readInstanceSettings, updateInstanceSettings } from '../engine/instance-settings.js';
 import { createSimApi } from '../engine/sim-api.js';
-import { authenticateToken } from '../engine/tokens.js';
+import { authenticateTokenHash, hashToken, plausibleToken } from '../engine/tokens.js';
+import { RecalledTokens } from '../engine/recalled-tokens.js';
 import { listenSessions } from '../engine/webhooks/listen-sessions.js';
 import { createWebhookEventSink } from '../engine/webhooks/event-sink.js';
 import { workspaceSubscriptions } from '../engine/webhooks/subscriptions.js';
@@ -122,13 +123,28 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     else workers.wake(topic);
   });
 
-  const workspace = (workspaceId: number, options: { linkBase?: string } = {}): WorkspaceApi => {
+  // Only where a lookup is a round trip: SQLite answers it from memory already (its read cache), and there the
+  // batch's check cost a fifth of the send rate (9,652 -> 7,738 sends/s, wrk -c32).
+  const recalledTokens = database.dialect === 'postgres' ? new RecalledTokens(() => clock.now()) : undefined;
+  const authenticate = async (token: string, options: { recall?: boolean } = {}): Promise<number | null> => {
+    if (!plausibleToken(token)) return null;
+    const hash = hashToken(token);
+    const recalled = options.recall === true ? recalledTokens?.recall(hash) : undefined;
+    if (recalled !== undefined) return recalled;
+    const workspaceId = await authenticateTokenHash(stores.workspaces, hash);
+    if (workspaceId !== null) recalledTokens?.confirm(hash, workspaceId);
+    return workspaceId;
+  };
+
+  const workspace = (workspaceId: number, options: { linkBase?: string; token?: string } = {}): WorkspaceApi => {
     const linkBase = options.linkBase ?? ctx.config.publicUrl;
+    // Sends made with a token let in from memory check it again in their batch (`RecalledTokens`).
+    const sendCtx = options.token === undefined || recalledTokens === undefined ? ctx : { ...ctx, admission: recalledTokens.admission(options.token, workspaceId) };
     return {
       // async: a validation error thrown before the first await still reaches the caller as a rejection.
-      sendToPhone: async (input) => sendToPhone(ctx, workspaceId, input),
-      sendToChatName: async (input) => sendToChatName(ctx, workspaceId, input),
-      sendToChat: async (chatId, input) => sendToChat(ctx, workspaceId, chatId, input),
+      sendToPhone: async (input) => sendToPhone(sendCtx, workspaceId, input),
+      sendToChatName: async (input) => sendToChatName(sendCtx, workspaceId, input),
+      sendToChat: async (chatId, input) => sendToChat(sendCtx, workspaceId, chatId, input),
       getMessage: async (uid) => getMessage(ctx, workspaceId, uid),
       listChats: async (page = 1) => listChats(ctx, workspaceId, page),
       getChat: async (chatId) => chatDto(ctx, await chatOfWorkspace(ctx, workspaceId, chatId)),
@@ -152,7 +168,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     get webhookUrlPolicy() {
       return ctx.config.dev ? 'dev' : 'strict';
     },
-    authenticate: async (token) => authenticateToken(stores.workspaces, token),
+    authenticate,
     ensureLocalWorkspace: async () => ensureLocalWorkspace(ctx),
     workspace,
     webhooks: (workspaceId) => workspaceSubscriptions(ctx, workspaceId),

@@ -4,18 +4,23 @@
  * supplies how a batch's transaction is opened and committed; the queueing and the savepoint rule live here.
  */
 import type { SqlExecutor } from './sql.js';
-import { inSavepoint, type BatchPrelude } from './sql-database.js';
+import { inSavepoint, type BatchAdmission, type BatchPrelude } from './sql-database.js';
 
 export interface GroupedWrite {
   fn: (tx: SqlExecutor) => Promise<unknown>;
   prelude?: BatchPrelude | undefined;
+  admission?: BatchAdmission | undefined;
   /** Writes of a batch run in ascending `order` (stable): batches lock shared rows in one order, no deadlocks. */
   order: number;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
-export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+/** A write's result; `refused`: it never ran, its admission failed (`BatchAdmission`). */
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; refused?: boolean };
+
+/** Whether a write of the batch ran and failed: what makes the next batch start with a savepoint per write. */
+export const someWriteFailed = (outcomes: readonly Outcome[]): boolean => outcomes.some((outcome) => !outcome.ok && outcome.refused !== true);
 
 export interface WriteGroupsOptions {
   /** Most writes one batch carries; the rest wait for the next. */
@@ -50,9 +55,9 @@ export class WriteGroups {
 
   constructor(private readonly options: WriteGroupsOptions) {}
 
-  push<T>(fn: (tx: SqlExecutor) => Promise<T>, order = 0, prelude?: BatchPrelude): Promise<T> {
+  push<T>(fn: (tx: SqlExecutor) => Promise<T>, order = 0, prelude?: BatchPrelude, admission?: BatchAdmission): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, order, prelude, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ fn, order, prelude, admission, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -117,16 +122,48 @@ export class WriteGroups {
   }
 }
 
-/** Runs every prelude the writes of `batch` named, once each, with their writes' args in batch order. */
-export async function runPreludes(tx: SqlExecutor, batch: readonly GroupedWrite[]): Promise<void> {
-  const argsByRun = new Map<BatchPrelude['run'], unknown[]>();
-  for (const { prelude } of batch) {
-    if (prelude === undefined) continue;
-    const args = argsByRun.get(prelude.run);
-    if (args === undefined) argsByRun.set(prelude.run, [prelude.arg]);
-    else args.push(prelude.arg);
+/** The refusal of each write of a batch (`BatchAdmission`), in batch order; undefined: admitted. */
+export type Refusals = ReadonlyArray<Error | undefined>;
+
+/**
+ * Checks the admissions of `batch` (each `check` once, with its writes' args in batch order) and, when
+ * `preludes` (PostgreSQL), runs every prelude the writes named, once each, likewise. The checks are sent first
+ * and awaited last: on PostgreSQL they go out with the preludes, no round trip of their own.
+ */
+export async function prepareBatch(tx: SqlExecutor, batch: readonly GroupedWrite[], preludes: boolean): Promise<Refusals> {
+  const checking = admit(tx, batch);
+  checking.catch(() => undefined);
+  if (preludes) {
+    const argsByRun = new Map<BatchPrelude['run'], unknown[]>();
+    for (const { prelude } of batch) {
+      if (prelude === undefined) continue;
+      const args = argsByRun.get(prelude.run);
+      if (args === undefined) argsByRun.set(prelude.run, [prelude.arg]);
+      else args.push(prelude.arg);
+    }
+    for (const [run, args] of argsByRun) await run(tx, args);
   }
-  for (const [run, args] of argsByRun) await run(tx, args);
+  return checking;
+}
+
+async function admit(tx: SqlExecutor, batch: readonly GroupedWrite[]): Promise<Refusals> {
+  if (!batch.some((item) => item.admission !== undefined)) return [];
+  const refusals: Array<Error | undefined> = batch.map(() => undefined);
+  const byCheck = new Map<BatchAdmission['check'], number[]>();
+  batch.forEach(({ admission }, index) => {
+    if (admission === undefined) return;
+    const indexes = byCheck.get(admission.check);
+    if (indexes === undefined) byCheck.set(admission.check, [index]);
+    else indexes.push(index);
+  });
+  const checks = [...byCheck].map(async ([check, indexes]) => {
+    const admitted = await check(tx, indexes.map((index) => batch[index]!.admission!.arg));
+    indexes.forEach((index, n) => {
+      if (admitted[n] !== true) refusals[index] = batch[index]!.admission!.refusal();
+    });
+  });
+  await Promise.all(checks);
+  return refusals;
 }
 
 /**
@@ -136,14 +173,24 @@ export async function runPreludes(tx: SqlExecutor, batch: readonly GroupedWrite[
  * `isFatal` names errors that must end the whole transaction instead (a PostgreSQL deadlock: the batch is
  * run again from the start).
  */
-export async function runBatch(tx: SqlExecutor, batch: readonly GroupedWrite[], wholeFirst: boolean, isFatal: (error: unknown) => boolean = () => false): Promise<Outcome[]> {
+export async function runBatch(
+  tx: SqlExecutor,
+  batch: readonly GroupedWrite[],
+  refusals: Refusals,
+  wholeFirst: boolean,
+  isFatal: (error: unknown) => boolean = () => false,
+): Promise<Outcome[]> {
+  const refused = (index: number): Outcome | undefined => {
+    const error = refusals[index];
+    return error === undefined ? undefined : { ok: false, error, refused: true };
+  };
   // A write alone needs no savepoint: if it fails, the store rolls its transaction back and answers it.
-  if (batch.length === 1) return [{ ok: true, value: await batch[0]!.fn(tx) }];
+  if (batch.length === 1) return [refused(0) ?? { ok: true, value: await batch[0]!.fn(tx) }];
   if (wholeFirst) {
     try {
       return await inSavepoint(tx, async () => {
         const outcomes: Outcome[] = [];
-        for (const item of batch) outcomes.push({ ok: true, value: await item.fn(tx) });
+        for (const [index, item] of batch.entries()) outcomes.push(refused(index) ?? { ok: true, value: await item.fn(tx) });
         return outcomes;
       });
     } catch (error) {
@@ -151,7 +198,12 @@ export async function runBatch(tx: SqlExecutor, batch: readonly GroupedWrite[], 
     }
   }
   const outcomes: Outcome[] = [];
-  for (const item of batch) {
+  for (const [index, item] of batch.entries()) {
+    const refusal = refused(index);
+    if (refusal !== undefined) {
+      outcomes.push(refusal);
+      continue;
+    }
     try {
       outcomes.push({ ok: true, value: await inSavepoint(tx, () => item.fn(tx)) });
     } catch (error) {
@@ -174,9 +226,14 @@ export class BatchWriteFailed extends Error {
  * savepoint costs round trips (PostgreSQL): if a write fails, it throws `BatchWriteFailed` (or the fatal
  * error itself), the caller rolls the whole transaction back and runs the batch again with `runBatch`.
  */
-export async function runWhole(tx: SqlExecutor, batch: readonly GroupedWrite[], isFatal: (error: unknown) => boolean): Promise<Outcome[]> {
+export async function runWhole(tx: SqlExecutor, batch: readonly GroupedWrite[], refusals: Refusals, isFatal: (error: unknown) => boolean): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  for (const item of batch) {
+  for (const [index, item] of batch.entries()) {
+    const error = refusals[index];
+    if (error !== undefined) {
+      outcomes.push({ ok: false, error, refused: true });
+      continue;
+    }
     try {
       outcomes.push({ ok: true, value: await item.fn(tx) });
     } catch (error) {

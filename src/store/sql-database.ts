@@ -24,6 +24,19 @@ export const preludeShare = <Arg>(run: (tx: SqlExecutor, args: Arg[]) => Promise
   arg,
 });
 
+/**
+ * A condition a grouped write must still meet when its batch runs (its API token is still live), checked for
+ * the whole batch at once inside the batch's transaction, before any write of it: `check` is called once per
+ * batch with the `arg` of every write that named it and answers, in the same order, whether each is admitted;
+ * one not admitted never runs and is answered with `refusal()`. On PostgreSQL the check is sent with the
+ * batch's preludes, so it costs no round trip of its own.
+ */
+export interface BatchAdmission {
+  check: (tx: SqlExecutor, args: unknown[]) => Promise<boolean[]>;
+  arg: unknown;
+  refusal: () => Error;
+}
+
 export interface WriteOptions {
   /**
    * Join the write transaction that the next turn of the event loop commits for every request that asked for
@@ -52,6 +65,8 @@ export interface WriteOptions {
   indexScans?: boolean;
   /** A grouped write's share of its batch's prelude (`group-commit.ts`): reads made once for the whole batch. */
   prelude?: BatchPrelude;
+  /** A grouped write's admission (`BatchAdmission`): refused without running unless it holds when the batch runs. */
+  admission?: BatchAdmission;
 }
 
 export interface SqlDatabase {

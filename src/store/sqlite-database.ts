@@ -7,7 +7,7 @@ import type { Statement as PreparedStatement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import { NAMED_PARAMETER, positionalValues, type Params, type SqlExecutor, type Statement } from './sql.js';
 import type { SqlDatabase, WriteOptions } from './sql-database.js';
-import { runBatch, settle, WriteGroups, type GroupedWrite, type Outcome } from './group-commit.js';
+import { prepareBatch, runBatch, settle, someWriteFailed, WriteGroups, type GroupedWrite, type Outcome } from './group-commit.js';
 import { DeferredWrites } from './deferred-writes.js';
 import { flushDeferred } from './message-store.js';
 import { rollsBack, SqliteReadCache, tablesWrittenBy } from './sqlite-read-cache.js';
@@ -147,7 +147,7 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-    if (options.grouped === true) return this.groups.push(fn, options.order);
+    if (options.grouped === true) return this.groups.push(fn, options.order, undefined, options.admission);
     return this.exclusively(() => this.transaction(() => fn(this.tx)));
   }
 
@@ -219,8 +219,8 @@ export class SqliteDatabase implements SqlDatabase {
     try {
       await this.exclusively(() =>
         this.transaction(async () => {
-          outcomes = await runBatch(this.tx, batch, !this.lastBatchFailed);
-          this.lastBatchFailed = outcomes.some((outcome) => !outcome.ok);
+          outcomes = await runBatch(this.tx, batch, await prepareBatch(this.tx, batch, false), !this.lastBatchFailed);
+          this.lastBatchFailed = someWriteFailed(outcomes);
         }),
       );
     } catch (error) {

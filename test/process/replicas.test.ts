@@ -4,7 +4,8 @@
  *     `rate_limit_counters`), not per replica: 1,000 requests over two replicas limited to 600 a minute get at
  *     most 600 answers and at least 600 less what the replicas hold ahead, the rest once those slots are given
  *     back, and the database is written a few dozen times, not once per request;
- *  b. a token rotated through the Partner API on one replica fails on the other at the very next request;
+ *  b. a token rotated through the Partner API on one replica fails on the other at the very next request, a
+ *     send too (a send lets a token the replica found live lately in from memory, and its batch checks it);
  *  c. a delivery queued by a send that replica A took reaches a listen stream on replica B through the
  *     cross-replica wake-up (NOTIFY), not at B's next 200 ms poll: the median from each POST's answer to its
  *     `message:sent:new` on B's stream stays under 60 ms;
@@ -132,12 +133,24 @@ describe('process: two replicas on one PostgreSQL database', () => {
     // Both replicas have used the old token (anything they keep about it is warm) before it is rotated.
     expect((await api(a, old, 'GET', '/api/workspace')).status).toBe(200);
     expect((await api(b, old, 'GET', '/api/workspace')).status).toBe(200);
+    expect((await api(b, old, 'POST', '/sim/accounts/connect', { phone: ACCOUNT })).status).toBe(200);
+    const send = (server: SvcServer, token: string, text: string) => api(server, token, 'POST', '/api/messages', { phone: '+14155550100', text });
+    expect((await send(b, old, 'before')).status).toBe(200);
 
     const { api_token: fresh } = await partnerCall<{ api_token: string }>(a, 'POST', `/workspaces/${ws}/api-token`);
     expect(fresh).not.toBe(old);
     const oldOnB = await api(b, old, 'GET', '/api/workspace');
     expect(oldOnB.status).toBe(401);
     expect(oldOnB.body).toBeNull(); // docs/api-behaviour.md: a refused token gets no body
+    const sendOnB = await send(b, old, 'old token');
+    expect(sendOnB.status).toBe(401);
+    expect(sendOnB.body).toBeNull();
+    expect((await send(b, fresh, 'new token')).status).toBe(200);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const texts = (await client.query<{ text: string }>('SELECT text FROM messages ORDER BY id')).rows.map((row) => row.text);
+    await client.end();
+    expect(texts).toEqual(['before', 'new token']);
     expect((await api(b, fresh, 'GET', '/api/workspace')).status).toBe(200);
     expect((await api(a, old, 'GET', '/api/workspace')).status).toBe(401);
     expect((await api(a, fresh, 'GET', '/api/workspace')).status).toBe(200);

@@ -56,9 +56,9 @@ describe('round trips on PostgreSQL', () => {
     const transactions = recordTransactions(db, statements);
     const clock = new FakeClock();
     const engine = createEngine({ database: db, clock, random: fixedRandom(), deliverWebhooks: false });
-    const ws = (await engine.admin.createWorkspace({ name: 'Trips', quota: 10 })).workspace_id;
+    const { workspace_id: ws, token } = await engine.admin.createWorkspace({ name: 'Trips', quota: 10 });
     await engine.sim(ws).connect({ phone });
-    return { engine, transactions, ws, db, statements, clock };
+    return { engine, transactions, ws, token, db, statements, clock };
   }
 
   it('receiving a message takes 2, or 3 with its events: the messages\' insert, and then the deliveries, go unanswered', async () => {
@@ -110,6 +110,22 @@ describe('round trips on PostgreSQL', () => {
       expect(complete).toHaveLength(3);
       expect(lastTrip(complete)).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
       expect(ran.flat(2).filter((head) => head.startsWith('SELECT DISTINCT s.workspace_id'))).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a send whose token was let in from memory takes no round trip more: the token is checked with the prelude', async () => {
+    const { engine, transactions, ws, token, statements } = await engineWithAccount('+15550009104');
+    try {
+      expect(await engine.authenticate(token, { recall: true })).toBe(ws);
+      const looked = statements.length;
+      expect(await engine.authenticate(token, { recall: true })).toBe(ws);
+      expect(statements.length).toBe(looked); // from memory
+      const before = transactions.length;
+      await engine.workspace(ws, { token }).sendToPhone({ phone: '+14155559104', text: 'let in from memory' });
+      // BEGIN with the token check and the batch's prelude; the multi-row write with the COMMIT.
+      expect(transactions.slice(before)).toEqual([[['BEGIN', 'SELECT workspace_id, token_hash', 'WITH locked AS'], ['WITH rows AS', 'COMMIT']]]);
     } finally {
       await engine.close();
     }

@@ -58,6 +58,12 @@ export const linkBase = (request: FastifyRequest, publicUrl: string | undefined)
   return `${request.protocol}://${host}`;
 };
 
-/** The engine's Public API facade for the authenticated workspace of this request. */
+/**
+ * The engine's Public API facade for the authenticated workspace of this request (with the token its sends
+ * check again, on a `tokenCheckedInWrite` route).
+ */
 export const workspaceApi = (ctx: RouteContext, request: FastifyRequest): WorkspaceApi =>
-  ctx.engine.workspace(workspaceIdOf(request), { linkBase: linkBase(request, ctx.publicUrl) });
+  ctx.engine.workspace(workspaceIdOf(request), {
+    linkBase: linkBase(request, ctx.publicUrl),
+    ...(request.checkedToken === null ? {} : { token: request.checkedToken }),
+  });

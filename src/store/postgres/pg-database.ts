@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { query, type SqlExecutor } from '../sql.js';
 import type { SqlDatabase, WriteOptions } from '../sql-database.js';
-import { BatchWriteFailed, GROUP_LINGER_MS, runBatch, runPreludes, runWhole, settle, WriteGroups, type GroupedWrite } from '../group-commit.js';
+import { BatchWriteFailed, GROUP_LINGER_MS, prepareBatch, runBatch, runWhole, settle, someWriteFailed, WriteGroups, type GroupedWrite } from '../group-commit.js';
 import { pgExecutor } from './pg-executor.js';
 import { PoolGate } from './pool-gate.js';
 import { DeferredWrites } from '../deferred-writes.js';
@@ -100,7 +100,7 @@ export class PgDatabase implements SqlDatabase {
    * rebuilds on every run).
    */
   async write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-    if (options.grouped === true) return this.groups.push(fn, options.order, options.prelude);
+    if (options.grouped === true) return this.groups.push(fn, options.order, options.prelude, options.admission);
     const begin = options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE';
     // One message for both (a simple query of two statements), sent with the transaction's first statement.
     return this.transaction(options.indexScans === true ? `${begin}; SET LOCAL enable_bitmapscan = off` : begin, fn);
@@ -159,8 +159,7 @@ export class PgDatabase implements SqlDatabase {
     // with a savepoint per write, as does the next batch (failures come in runs).
     if (batch.length > 1 && !this.lastBatchFailed) {
       const whole = await this.transaction('BEGIN', async (tx) => {
-        await runPreludes(tx, batch);
-        return runWhole(tx, batch, isRetryableConflict);
+        return runWhole(tx, batch, await prepareBatch(tx, batch, true), isRetryableConflict);
       }).catch((error: unknown) => {
         if (error instanceof BatchWriteFailed) return undefined;
         throw error;
@@ -168,9 +167,8 @@ export class PgDatabase implements SqlDatabase {
       if (whole !== undefined) return settle(batch, whole);
     }
     const outcomes = await this.transaction('BEGIN', async (tx) => {
-      await runPreludes(tx, batch);
-      const outcomes = await runBatch(tx, batch, false, isRetryableConflict);
-      this.lastBatchFailed = outcomes.some((outcome) => !outcome.ok);
+      const outcomes = await runBatch(tx, batch, await prepareBatch(tx, batch, true), false, isRetryableConflict);
+      this.lastBatchFailed = someWriteFailed(outcomes);
       return outcomes;
     });
     settle(batch, outcomes);

@@ -13,10 +13,17 @@ declare module 'fastify' {
     workspaceId: number | null;
     /** Key of this caller's rate-limit bucket; auth hooks set it, the client address is the fallback. */
     rateLimitKey: string | null;
+    /** The bearer token, on a route whose writes check it again (`tokenCheckedInWrite`): the engine needs it. */
+    checkedToken: string | null;
   }
   interface FastifyContextConfig {
     /** Serve this route without a token (documents such as openapi.json). */
     skipAuth?: boolean;
+    /**
+     * The route's work is sends, which check the token again in their own transaction: the token may be let in
+     * from the memory of tokens found live lately (`Engine.authenticate`'s `recall`), saving the lookup.
+     */
+    tokenCheckedInWrite?: boolean;
   }
 }
 
@@ -34,6 +41,7 @@ export const bearerToken = (header: string | undefined): string | null => {
 export const decorateAuth = (app: FastifyInstance): void => {
   app.decorateRequest('workspaceId', null);
   app.decorateRequest('rateLimitKey', null);
+  app.decorateRequest('checkedToken', null);
 };
 
 /** Requires a workspace bearer token on every route of `scope` (except routes with `config.skipAuth`). */
@@ -41,9 +49,11 @@ export const useBearerAuth = (scope: FastifyInstance, engine: Engine): void => {
   scope.addHook('onRequest', async (request) => {
     if (skips(request)) return;
     const token = bearerToken(request.headers.authorization);
-    const workspaceId = token === null ? null : await engine.authenticate(token);
+    const recall = request.routeOptions.config.tokenCheckedInWrite === true;
+    const workspaceId = token === null ? null : await engine.authenticate(token, { recall });
     if (token !== null && workspaceId !== null) {
       request.workspaceId = workspaceId;
+      if (recall) request.checkedToken = token;
       // A workspace has one live token (a rotation revokes the old one), so its id is the token's bucket,
       // without hashing the token a second time or keeping anything of it in limiter memory.
       request.rateLimitKey = `workspace:${workspaceId}`;
