@@ -61,8 +61,11 @@ export interface Engine {
   webhooks(workspaceId: number): WebhookSubscriptionsApi;
   /** `svc webhooks listen` sessions of one workspace: deliveries handed to a listener instead of POSTed. */
   listen(workspaceId: number): ListenSessionsApi;
-  /** Controls of the simulated network for one workspace (only while the sim driver is in use). */
-  sim(workspaceId: number): SimApi;
+  /**
+   * Controls of the simulated network for one workspace (only while the sim driver is in use). `token`: as for
+   * `workspace`, checked again by the write of a received message.
+   */
+  sim(workspaceId: number, options?: { token?: string }): SimApi;
   admin: AdminApi;
   /** Partner API authentication: looks a Partner ID's secret up, so the HTTP edge can verify its JWT. */
   partners: PartnerDirectory;

@@ -8,7 +8,7 @@ import { invalid, notFound } from '../wire/errors.js';
 import { fileOfWorkspace } from './files.js';
 import { isTooLong } from './messages.js';
 import { prepareIncoming } from './batch-preludes.js';
-import { preludeShare } from '../store/sql-database.js';
+import { preludeShare, type BatchAdmission } from '../store/sql-database.js';
 
 /** What the engine does when the network reports something: the sink every driver is started with. */
 export function createInbound(ctx: EngineContext): NetworkEvents {
@@ -45,7 +45,8 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
     if (message.workspaceId !== undefined) await accountOfWorkspace(ctx, message.workspaceId, message.accountPhone);
     throw refusal;
   }
-  return inWriteTransaction(ctx, async (tx) => {
+  const admission = message.writeAdmission as BatchAdmission | undefined;
+  return inWriteTransaction(admission === undefined ? ctx : { ...ctx, admission }, async (tx) => {
     const account = await readOnce(tx, memoKeys.accountByPhone(message.accountPhone), () => tx.stores.accounts.byPhone(message.accountPhone));
     if (message.workspaceId !== undefined && account?.workspace_id !== message.workspaceId) {
       throw notFound(`messenger account ${message.accountPhone}`, 'list the connected accounts with `svc accounts list`');

@@ -3,11 +3,15 @@ import { isInternationalPhone } from '../network/driver.js';
 import type { SimApi } from './engine-api.js';
 import { accountOfWorkspace, connectAccount } from './accounts.js';
 import type { EngineContext } from './context.js';
+import type { BatchAdmission } from '../store/sql-database.js';
 import { conflict, invalid, SvcError } from '../wire/errors.js';
 import { messageOfWorkspace } from './messages.js';
 
-/** Controls of the simulated network, scoped to one workspace. */
-export function createSimApi(ctx: EngineContext, workspaceId: number): SimApi {
+/**
+ * Controls of the simulated network, scoped to one workspace. `admission`: what a received message's write
+ * checks again (the caller's token, when it was let in from memory).
+ */
+export function createSimApi(ctx: EngineContext, workspaceId: number, admission?: BatchAdmission): SimApi {
   const driver = () => {
     if (!(ctx.network instanceof SimDriver)) {
       throw new SvcError('not_found', 'The simulated network is not in use on this instance');
@@ -46,6 +50,7 @@ export function createSimApi(ctx: EngineContext, workspaceId: number): SimApi {
         ...(input.text === undefined ? {} : { text: input.text }),
         ...(input.file_uid === undefined ? {} : { attachmentFileUid: input.file_uid }),
         ...(input.reply_to === undefined ? {} : { replyToUid: input.reply_to }),
+        ...(admission === undefined ? {} : { writeAdmission: admission }),
       });
       return { message_uid: messageUid, chat_id: chatId };
     },

@@ -48,6 +48,11 @@ export interface IncomingMessage {
   text?: string;
   attachmentFileUid?: string;
   replyToUid?: string;
+  /**
+   * Handed to the engine's write of the message unopened (a `BatchAdmission`): the sim API's caller was let in
+   * by a token from memory, which the write checks again. Only the sim API sets it.
+   */
+  writeAdmission?: unknown;
 }
 
 export interface NetworkEvents {

@@ -139,7 +139,8 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
   const workspace = (workspaceId: number, options: { linkBase?: string; token?: string } = {}): WorkspaceApi => {
     const linkBase = options.linkBase ?? ctx.config.publicUrl;
     // Sends made with a token let in from memory check it again in their batch (`RecalledTokens`).
-    const sendCtx = options.token === undefined || recalledTokens === undefined ? ctx : { ...ctx, admission: recalledTokens.admission(options.token, workspaceId) };
+    const admission = options.token === undefined ? undefined : recalledTokens?.admission(options.token, workspaceId);
+    const sendCtx = admission === undefined ? ctx : { ...ctx, admission };
     return {
       // async: a validation error thrown before the first await still reaches the caller as a rejection.
       sendToPhone: async (input) => sendToPhone(sendCtx, workspaceId, input),
@@ -173,7 +174,8 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     workspace,
     webhooks: (workspaceId) => workspaceSubscriptions(ctx, workspaceId),
     listen: (workspaceId) => listenSessions(ctx, workspaceId),
-    sim: (workspaceId) => createSimApi(ctx, workspaceId),
+    sim: (workspaceId, options = {}) =>
+      createSimApi(ctx, workspaceId, options.token === undefined ? undefined : recalledTokens?.admission(options.token, workspaceId)),
     admin: {
       createWorkspace: async (input) => createWorkspace(ctx, input),
       updateWorkspace: async (workspaceId, input) => updateWorkspace(ctx, workspaceId, input),

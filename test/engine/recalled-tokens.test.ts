@@ -1,6 +1,6 @@
 /**
- * A send let in by a token from memory (`authenticate(token, { recall: true })`, PostgreSQL) checks the token again
- * in its batch: a token another process revoked fails the next send, on both stores, and writes nothing of it.
+ * A send (or a message received through the sim API) let in by a token from memory (`authenticate(token, {
+ * recall: true })`, PostgreSQL) checks the token again in its batch: a token another process revoked fails the next send, on both stores, and writes nothing of it.
  * SQLite never answers from memory (its lookups cost no round trip), so there the lookup itself refuses.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -62,7 +62,7 @@ describe.each(STORES)('a token revoked by another process, on %s', (store) => {
     engines = undefined;
   });
 
-  it('a send with the old token is refused and writes nothing; the new token sends', async () => {
+  it('a send or received message with the old token is refused and writes nothing; the new token sends', async () => {
     engines = await twoEngines(store);
     const { a, messages, rotateOnB } = engines;
     const old = a.local.token;
@@ -78,6 +78,9 @@ describe.each(STORES)('a token revoked by another process, on %s', (store) => {
     if (letIn !== null) {
       const refusal = await a.engine.workspace(letIn, { token: old }).sendToPhone({ phone: '+14155550101', text: 'after' }).catch((error: unknown) => error);
       expect(refusedUnauthorized(refusal)).toBe(true);
+      // A message received through the sim API with it likewise.
+      const received = await a.engine.sim(letIn, { token: old }).receive({ to: a.ctx.config.localSenderPhone, from: '+14155550101', text: 'after' }).catch((error: unknown) => error);
+      expect(refusedUnauthorized(received)).toBe(true);
     }
     expect(await messages()).toBe(before);
     // Refused once, the token is forgotten: the next request looks it up and is refused there.
