@@ -7,10 +7,15 @@ import { FakeClock } from '../../src/wire/clock.js';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { createBatchReadStore } from '../../src/store/batch-read-store.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { query } from '../../src/store/sql.js';
 import { postgresForThisFile } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 
 const pgUrl = postgresForThisFile('batchreads');
+const PLAN_CACHE_MODE = query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`);
+const PRELUDE_PLANS = query<{ generic_plans: number; custom_plans: number }>(
+  `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE 'WITH locked AS%'`,
+);
 
 describe('batch reads on PostgreSQL', () => {
   it('answer as the single-row reads do; the sends\' prelude makes the chats that do not exist', async () => {
@@ -80,6 +85,27 @@ describe('batch reads on PostgreSQL', () => {
       expect(incomingFor('+14155550802')).toMatchObject({ chat: await stores.chats.byPair(incomingFor('+14155550802').account.id, '+14155550802'), created: null });
       expect(incomingFor('+14155550803')).toMatchObject({ chat: null, created: { name: 'Zed', started_by: 'contact', created_at: 5678 } });
       expect(incomingFor('+14155550804')).toMatchObject({ chat: null, created: null });
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('the sends\' prelude runs a generic plan, and only it: the settings are back when its transaction goes on', async () => {
+    // One pooled connection, so the prepared statements' counters read below are those of the batches' connection.
+    const engine = createEngine({ database: new PgDatabase({ url: pgUrl(), poolSize: 1 }), clock: new FakeClock(), random: fixedRandom() });
+    try {
+      const ws = (await engine.admin.createWorkspace({ name: 'Plans', quota: 100 })).workspace_id;
+      await engine.sim(ws).connect({ phone: '+15550007011' });
+      for (let n = 0; n < 8; n += 1) await engine.workspace(ws).sendToPhone({ phone: `+1415555081${n}`, text: 'planned' });
+      const plans = await engine.context.database.write(async (tx) => {
+        const setting = await tx.get(PLAN_CACHE_MODE);
+        await createBatchReadStore(tx).prepareSends([ws], [], 1);
+        return { before: setting, after: await tx.get(PLAN_CACHE_MODE), counted: await tx.all(PRELUDE_PLANS) };
+      });
+      expect(plans.before).toEqual({ mode: 'auto' });
+      expect(plans.after).toEqual({ mode: 'auto' });
+      // Left to itself, PostgreSQL plans this statement anew at every call (its custom plans look cheaper).
+      expect(plans.counted).toEqual([{ generic_plans: 9, custom_plans: 0 }]);
     } finally {
       await engine.close();
     }
