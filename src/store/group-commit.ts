@@ -125,6 +125,12 @@ export class WriteGroups {
 /** The refusal of each write of a batch (`BatchAdmission`), in batch order; undefined: admitted. */
 export type Refusals = ReadonlyArray<Error | undefined>;
 
+/** The outcome of the write at `index` when it was refused; undefined when it is to run. */
+function refusedAt(refusals: Refusals, index: number): Outcome | undefined {
+  const error = refusals[index];
+  return error === undefined ? undefined : { ok: false, error, refused: true };
+}
+
 /**
  * Checks the admissions of `batch` (each `check` once, with its writes' args in batch order) and, when
  * `preludes` (PostgreSQL), runs every prelude the writes named, once each, likewise. The checks are sent first
@@ -180,10 +186,7 @@ export async function runBatch(
   wholeFirst: boolean,
   isFatal: (error: unknown) => boolean = () => false,
 ): Promise<Outcome[]> {
-  const refused = (index: number): Outcome | undefined => {
-    const error = refusals[index];
-    return error === undefined ? undefined : { ok: false, error, refused: true };
-  };
+  const refused = (index: number) => refusedAt(refusals, index);
   // A write alone needs no savepoint: if it fails, the store rolls its transaction back and answers it.
   if (batch.length === 1) return [refused(0) ?? { ok: true, value: await batch[0]!.fn(tx) }];
   if (wholeFirst) {
@@ -229,9 +232,9 @@ export class BatchWriteFailed extends Error {
 export async function runWhole(tx: SqlExecutor, batch: readonly GroupedWrite[], refusals: Refusals, isFatal: (error: unknown) => boolean): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   for (const [index, item] of batch.entries()) {
-    const error = refusals[index];
-    if (error !== undefined) {
-      outcomes.push({ ok: false, error, refused: true });
+    const refusal = refusedAt(refusals, index);
+    if (refusal !== undefined) {
+      outcomes.push(refusal);
       continue;
     }
     try {

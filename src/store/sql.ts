@@ -95,6 +95,22 @@ export async function writeUnanswered<Row>(sql: SqlExecutor, statement: Statemen
   else onRows?.(await sql.all(statement, params));
 }
 
+const GENERIC_PLAN = postgresOnly('SET LOCAL plan_cache_mode = force_generic_plan');
+const CHOSEN_PLAN = postgresOnly('SET LOCAL plan_cache_mode = auto');
+
+/**
+ * Runs `statement` on PostgreSQL's generic plan when inside a transaction: for a statement that PostgreSQL would
+ * otherwise plan anew at every call (with array parameters, or parameters whose values move the estimates, the
+ * plan made for the values given always looks cheaper than the generic one, so the plan cache never settles on
+ * it) and whose generic plan runs as fast. The two settings go with the statement (pipelined), no round trip of
+ * their own, and the transaction's other statements keep PostgreSQL's choice. Elsewhere it simply runs it.
+ */
+export async function allOnGenericPlan<Row>(sql: SqlExecutor, statement: Statement<Row>, params: Params): Promise<Row[]> {
+  if (sql.dialect !== 'postgres' || sql.memo === undefined) return sql.all(statement, params);
+  const [, rows] = await Promise.all([sql.run(GENERIC_PLAN), sql.all(statement, params), sql.run(CHOSEN_PLAN)]);
+  return rows;
+}
+
 /** `@name` parameters turned into `$n`, with the order in which values are passed. */
 export interface PositionalSql {
   text: string;
