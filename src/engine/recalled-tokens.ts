@@ -1,10 +1,10 @@
 /**
  * API tokens this process found live a moment ago, for requests whose write checks the token again in its own
- * transaction (the sends: `tokenAdmission`). Such a request is let in from memory, so it costs no lookup before
- * its batch (on PostgreSQL a round trip per turn, before the batch's own: a quarter of a replica's send rate,
- * measured), and the check inside the batch keeps the rotation rule exact on every replica: a token revoked by a
- * committed rotation fails the next send, whichever process remembers it. Only live tokens are remembered (a new
- * token works at once), each for RECALL_MS after the database last said so, and at most MAX_RECALLED at a time.
+ * transaction (sends and incoming messages: `admission`). Such a request is let in from memory, so it costs no
+ * lookup before its batch (on PostgreSQL a round trip per turn, before the batch's own), and the check inside
+ * the batch keeps the rotation rule exact on every replica: a token revoked by a committed rotation fails the
+ * next send, whichever process remembers it. Only live tokens are remembered (a new token works at once), each
+ * for RECALL_MS after the database last said so, and at most MAX_RECALLED at a time.
  */
 import { SvcError } from '../wire/errors.js';
 import type { BatchAdmission } from '../store/sql-database.js';
