@@ -121,11 +121,19 @@ export async function inWriteTransaction<T>(ctx: EngineContext, fn: (tx: EngineC
   const grouped = options?.grouped === true;
   const result = await ctx.database.write(async (sql) => {
     wakes = new Set();
-    if (admission !== undefined && !grouped && (await admission.check(sql, [admission.arg]))[0] !== true) throw admission.refusal();
+    if (!grouped) await assertAdmitted(sql, admission);
     return fn({ ...ctx, sql, stores: storesOf(sql), inTransaction: true, wake: (name) => void wakes.add(name) });
   }, admission !== undefined && grouped ? { ...options, admission } : options);
   for (const name of wakes) ctx.wake(name);
   return result;
+}
+
+/**
+ * Throws `admission`'s refusal unless it holds now (one statement): for a write outside a batch, and for what a
+ * request let in from memory reads before its write (the account a refused incoming message names).
+ */
+export async function assertAdmitted(sql: SqlExecutor, admission: BatchAdmission | undefined): Promise<void> {
+  if (admission !== undefined && (await admission.check(sql, [admission.arg]))[0] !== true) throw admission.refusal();
 }
 
 /**

@@ -3,7 +3,7 @@ import type { IncomingMessage, NetworkEvents } from '../network/driver.js';
 import { accountOfWorkspace, changeAccountStatus } from './accounts.js';
 import { timeOrderedUid } from './time-ordered-uid.js';
 import { findOrCreateChat, newChatName } from './chats.js';
-import { inWriteTransaction, readOnce, type EngineContext } from './context.js';
+import { assertAdmitted, inWriteTransaction, readOnce, type EngineContext } from './context.js';
 import { invalid, notFound } from '../wire/errors.js';
 import { fileOfWorkspace } from './files.js';
 import { isTooLong } from './messages.js';
@@ -40,12 +40,13 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
       : (text === null || text === '') && message.attachmentFileUid === undefined
         ? invalid('an incoming message needs text or a file')
         : undefined;
+  const admission = message.writeAdmission as BatchAdmission | undefined;
   if (refusal !== undefined) {
     // An account of another workspace is reported before what is wrong with the message.
+    await assertAdmitted(ctx.sql, admission);
     if (message.workspaceId !== undefined) await accountOfWorkspace(ctx, message.workspaceId, message.accountPhone);
     throw refusal;
   }
-  const admission = message.writeAdmission as BatchAdmission | undefined;
   return inWriteTransaction(admission === undefined ? ctx : { ...ctx, admission }, async (tx) => {
     const account = await readOnce(tx, memoKeys.accountByPhone(message.accountPhone), () => tx.stores.accounts.byPhone(message.accountPhone));
     if (message.workspaceId !== undefined && account?.workspace_id !== message.workspaceId) {

@@ -2,7 +2,7 @@ import { SimDriver } from '../network/sim-driver.js';
 import { isInternationalPhone } from '../network/driver.js';
 import type { SimApi } from './engine-api.js';
 import { accountOfWorkspace, connectAccount } from './accounts.js';
-import type { EngineContext } from './context.js';
+import { assertAdmitted, type EngineContext } from './context.js';
 import type { BatchAdmission } from '../store/sql-database.js';
 import { conflict, invalid, SvcError } from '../wire/errors.js';
 import { messageOfWorkspace } from './messages.js';
@@ -38,6 +38,7 @@ export function createSimApi(ctx: EngineContext, workspaceId: number, admission?
       // The account is checked where the message is stored (`workspaceId`), in its group commit; when the request
       // is refused before, the account is checked first, so an unknown account is still what is reported.
       if (!(ctx.network instanceof SimDriver) || !isInternationalPhone(input.from)) {
+        await assertAdmitted(ctx.sql, admission);
         await accountOfWorkspace(ctx, workspaceId, input.to);
         driver();
         throw invalid('from must be an international number, e.g. +4915112345678');

@@ -81,6 +81,11 @@ describe.each(STORES)('a token revoked by another process, on %s', (store) => {
       // A message received through the sim API with it likewise.
       const received = await a.engine.sim(letIn, { token: old }).receive({ to: a.ctx.config.localSenderPhone, from: '+14155550101', text: 'after' }).catch((error: unknown) => error);
       expect(refusedUnauthorized(received)).toBe(true);
+      // Nor does a refused one read anything for it first (which account the workspace has).
+      for (const invalid of [{ from: 'not a phone', text: 'x' }, { from: '+14155550101', text: '' }]) {
+        const early = await a.engine.sim(letIn, { token: old }).receive({ to: a.ctx.config.localSenderPhone, ...invalid }).catch((error: unknown) => error);
+        expect(refusedUnauthorized(early)).toBe(true);
+      }
     }
     expect(await messages()).toBe(before);
     // Refused once, the token is forgotten: the next request looks it up and is refused there.
