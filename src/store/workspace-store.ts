@@ -145,7 +145,7 @@ export function createWorkspaceStore(sql: SqlExecutor) {
       void (await sql.run(INSERT_TOKEN, { workspaceId, hash, token, now })),
     tokenByHash: (hash: Buffer): Promise<TokenRow | undefined> =>
       sql.dialect === 'postgres' && sql.memo === undefined ? tokenLookupOf(sql).get(hash) : sql.get(TOKEN_BY_HASH, { hash }),
-    /** The live tokens among `hashes` (distinct), in one statement: a batch's check of the tokens its writes came with. */
+    /** The live tokens among `hashes` (distinct; one statement on PostgreSQL): a batch's check of its writes' tokens. */
     liveTokens: (hashes: readonly Buffer[]): Promise<TokenRow[]> => tokensByHashes(sql, hashes),
     activeToken: async (workspaceId: number): Promise<string | undefined> => (await sql.get(ACTIVE_TOKEN, { workspaceId }))?.token,
     revokeTokens: async (workspaceId: number, now: number): Promise<void> => void (await sql.run(REVOKE_TOKENS, { workspaceId, now })),
