@@ -1,7 +1,11 @@
 /**
- * The webhook outbox's writes by id on PostgreSQL look their rows up by index. Given a JSON list, the planner
- * estimated it at 100 rows and, while the table held a few thousand deliveries, hashed them and scanned the whole
- * table at every lease (seen in auto_explain's log of the mixed load); given an array, it knows the count.
+ * Query plans on PostgreSQL that once scanned a whole table:
+ * - The webhook outbox's writes by id look their rows up by index. Given a JSON list, the planner estimated it at
+ *   100 rows and, while the table held a few thousand deliveries, hashed them and scanned the whole table at every
+ *   lease (seen in auto_explain's log of the mixed load); given an array, it knows the count.
+ * - The send queue's "when is the next send due" looks up each account's head by index: its cost grows with the
+ *   accounts, not with the queued messages. Joined on `j.id = (SELECT MIN(h.id) ...)`, PostgreSQL hashed every
+ *   queued job instead (a sequential scan of the table at every poll of the dispatcher).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
@@ -25,7 +29,7 @@ let database: TestDatabase;
 let client: pg.Client;
 
 beforeAll(async () => {
-  database = await createTestDatabase('delivery_plans');
+  database = await createTestDatabase('query_plans');
   const pool = new pg.Pool({ connectionString: database.url, max: 1 });
   await migratePostgres(pool);
   await pool.end();
@@ -38,6 +42,11 @@ beforeAll(async () => {
   await client.query(`INSERT INTO webhook_deliveries (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
     SELECT 1, 'msg_' || n, 'message:new', repeat('x', 400), 'pending', 0, 0, 0 FROM generate_series(1, 3000) AS n`);
   await client.query('ANALYZE webhook_deliveries');
+  // One account with 15,000 queued sends among the queues of 50 accounts.
+  await client.query(`INSERT INTO messenger_accounts (workspace_id, phone, full_name, email, status, created_at)
+    VALUES (1, '+15550001111', 'A', 'a@example.com', 'connected', 0)`);
+  await client.query(`INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at) SELECT 'send', n, 1 + n % 50, 0, 0 FROM generate_series(1, 15000) AS n`);
+  await client.query('ANALYZE jobs');
 });
 afterAll(async () => {
   await client?.end();
@@ -65,5 +74,19 @@ describe('webhook delivery query plans on PostgreSQL', () => {
     const recordPlan = await planOf(record!, { ids: [5, 6, 7], statusCodes: [200, 200, 200], durations: [3, 3, 3], owner: 'w1', now: 1 });
     expect(recordPlan).toMatch(/Index Scan using webhook_deliveries_\w+ on webhook_deliveries/);
     expect(recordPlan).not.toContain('Seq Scan on webhook_deliveries');
+  });
+});
+
+describe('send queue query plans on PostgreSQL', () => {
+  it('the next send time reads each account\'s head by index, never the whole queue', async () => {
+    await import('../../src/store/job-store.js');
+    const next = made.find((s) => s.text.postgres.startsWith('SELECT MIN(GREATEST('));
+    expect(next).toBeDefined();
+    const plan = await planOf(next!, {});
+    expect(plan).toMatch(/Index (Only )?Scan using jobs_queue_head on jobs/);
+    expect(plan).not.toContain('Seq Scan on jobs');
+    // And it answers: the account's head is due.
+    const { rows } = await client.query<{ t: string | null }>(toPositional(next!.text.postgres).text);
+    expect(rows[0]!.t).not.toBeNull();
   });
 });
