@@ -135,11 +135,14 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     if (workspaceId !== null) recalledTokens?.confirm(hash, workspaceId);
     return workspaceId;
   };
+  // What the writes of a request let in with `token` check again (none on SQLite, which never recalls).
+  const admissionOf = (token: string | undefined, workspaceId: number) =>
+    token === undefined ? undefined : recalledTokens?.admission(token, workspaceId);
 
   const workspace = (workspaceId: number, options: { linkBase?: string; token?: string } = {}): WorkspaceApi => {
     const linkBase = options.linkBase ?? ctx.config.publicUrl;
     // Sends made with a token let in from memory check it again in their batch (`RecalledTokens`).
-    const admission = options.token === undefined ? undefined : recalledTokens?.admission(options.token, workspaceId);
+    const admission = admissionOf(options.token, workspaceId);
     const sendCtx = admission === undefined ? ctx : { ...ctx, admission };
     return {
       // async: a validation error thrown before the first await still reaches the caller as a rejection.
@@ -174,8 +177,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     workspace,
     webhooks: (workspaceId) => workspaceSubscriptions(ctx, workspaceId),
     listen: (workspaceId) => listenSessions(ctx, workspaceId),
-    sim: (workspaceId, options = {}) =>
-      createSimApi(ctx, workspaceId, options.token === undefined ? undefined : recalledTokens?.admission(options.token, workspaceId)),
+    sim: (workspaceId, options = {}) => createSimApi(ctx, workspaceId, admissionOf(options.token, workspaceId)),
     admin: {
       createWorkspace: async (input) => createWorkspace(ctx, input),
       updateWorkspace: async (workspaceId, input) => updateWorkspace(ctx, workspaceId, input),
