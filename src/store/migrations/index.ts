@@ -12,6 +12,7 @@ import { INSTANCE_SETTINGS } from './012-instance-settings.js';
 import { CHAT_PAGE_INDEX } from './013-chat-page-index.js';
 import { DELIVERY_MSG_INDEX_DROP } from './014-delivery-msg-index-drop.js';
 import { SQL_ASSERT } from './015-sql-assert.js';
+import { SEND_PATH_FOREIGN_KEYS } from './016-send-path-foreign-keys.js';
 import { forPostgres, forSqlite, type Migration, type MigrationSource } from './migration.js';
 
 export type { Migration, MigrationSource };
@@ -36,6 +37,7 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
   CHAT_PAGE_INDEX,
   DELIVERY_MSG_INDEX_DROP,
   SQL_ASSERT,
+  SEND_PATH_FOREIGN_KEYS,
 ];
 
 /** What SQLite runs (src/store/database.ts), recorded in `user_version`. */
