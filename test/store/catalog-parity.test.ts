@@ -35,7 +35,7 @@ interface Catalog {
 const ONLY_ON_POSTGRES = new Set(['rate_limit_counters', 'svc_schema']);
 /**
  * Foreign keys SQLite keeps and PostgreSQL dropped (migration 16): the rows every send writes pointing at rows
- * svc never deletes, whose per-row checks were half the time of PostgreSQL's send flush. SQLite keeps them so
+ * svc never deletes, whose per-row checks were a third of PostgreSQL's send flush. SQLite keeps them so
  * the storage tests, run on both stores, still catch a write that would break one.
  */
 const FOREIGN_KEYS_ONLY_ON_SQLITE = new Set([
