@@ -15,6 +15,14 @@ export interface NetworkDriver {
   readonly name: string;
   start(events: NetworkEvents): void;
   deliver(request: DeliveryRequest): Promise<DeliveryOutcome>;
+  /**
+   * Optional: several messages of one account, in queue order, handed over in one call (the engine claims up to
+   * 8 at once of an account that sends unspaced), answered with their outcomes in the same order. Each is
+   * idempotent on `messageUid` as with `deliver`, so a throw leaves the engine free to hand them over again: an
+   * `unavailable` SvcError (a passing condition) has the whole run claimed again later, and any other error has
+   * each message handed over with `deliver`. Without it, the engine calls `deliver` for each, one after the other.
+   */
+  deliverRun?(requests: readonly DeliveryRequest[]): Promise<DeliveryOutcome[]>;
   stop(): Promise<void>;
 }
 

@@ -3,13 +3,22 @@ import { isInternationalPhone, type DeliveryOutcome, type DeliveryRequest, type 
 /** What the simulated network must share between processes; the engine backs it with its database. */
 export interface SimState {
   /**
-   * Records the delivery of a message: answers the network id of an earlier delivery of the same message
-   * (handing over is idempotent), 'unreachable' when `recipientPhone` is unreachable for sends from
-   * `accountPhone`, and otherwise records `networkMessageId` at `at` (when the message was handed to the
-   * network, the time spacing is about) and answers it.
+   * Records the delivery of each message, in order, in one step (one statement on PostgreSQL), and answers for
+   * each: the network id of an earlier delivery of the same message (handing over is idempotent), 'unreachable'
+   * when `recipientPhone` is unreachable for sends from `accountPhone`, or else `networkMessageId`, recorded at
+   * `at` (when the message was handed to the network, the time spacing is about).
    */
-  handOver(delivery: { messageUid: string; networkMessageId: string; accountPhone: string; recipientPhone: string; at: number }): Promise<string | 'unreachable'>;
+  handOverRun(run: readonly SimHandOver[]): Promise<Array<string | 'unreachable'>>;
   now(): number;
+}
+
+/** One message handed to the simulated network. */
+export interface SimHandOver {
+  messageUid: string;
+  networkMessageId: string;
+  accountPhone: string;
+  recipientPhone: string;
+  at: number;
 }
 
 /**
@@ -30,19 +39,38 @@ export class SimDriver implements NetworkDriver {
     this.events = events;
   }
 
-  async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
-    const handedOverAt = this.state.now();
+  deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
+    return this.handOver([request]).then((outcomes) => outcomes[0]!);
+  }
+
+  /**
+   * A run recorded in one step. A property, not a method, so a test's driver can go without it (`undefined`)
+   * and have the engine hand its messages over one by one. A simulated latency is per message: a run then goes
+   * one message at a time.
+   */
+  deliverRun?: (requests: readonly DeliveryRequest[]) => Promise<DeliveryOutcome[]> = async (requests) => {
+    if (this.latencyMs === 0) return this.handOver(requests);
+    const outcomes: DeliveryOutcome[] = [];
+    for (const request of requests) outcomes.push(...(await this.handOver([request])));
+    return outcomes;
+  };
+
+  /** Hands `requests` to the network, in order, and answers their outcomes in the same order. */
+  protected async handOver(requests: readonly DeliveryRequest[]): Promise<DeliveryOutcome[]> {
+    const at = this.state.now();
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     // A number that is not valid was never delivered to, so this check may come before the earlier delivery's.
-    if (!isInternationalPhone(request.recipientPhone)) {
-      return { status: 'failed', reason: 'invalid_number', detail: `${request.recipientPhone} is not a valid international number` };
-    }
-    const { messageUid, accountPhone, recipientPhone } = request;
-    const networkMessageId = await this.state.handOver({ messageUid, networkMessageId: `sim-${messageUid}`, accountPhone, recipientPhone, at: handedOverAt });
-    if (networkMessageId === 'unreachable') {
-      return { status: 'failed', reason: 'unreachable', detail: `${request.recipientPhone} is not reachable on the network` };
-    }
-    return { status: 'sent', networkMessageId };
+    const valid = requests.filter((r) => isInternationalPhone(r.recipientPhone));
+    const answers = await this.state.handOverRun(
+      valid.map(({ messageUid, accountPhone, recipientPhone }) => ({ messageUid, networkMessageId: `sim-${messageUid}`, accountPhone, recipientPhone, at })),
+    );
+    const answerOf = new Map(valid.map((request, i) => [request, answers[i]!]));
+    return requests.map((request): DeliveryOutcome => {
+      const answer = answerOf.get(request);
+      if (answer === undefined) return { status: 'failed', reason: 'invalid_number', detail: `${request.recipientPhone} is not a valid international number` };
+      if (answer === 'unreachable') return { status: 'failed', reason: 'unreachable', detail: `${request.recipientPhone} is not reachable on the network` };
+      return { status: 'sent', networkMessageId: answer };
+    });
   }
 
   async stop(): Promise<void> {

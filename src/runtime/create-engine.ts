@@ -87,7 +87,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
       parts.network ??
       new SimDriver({
         // Autocommit statements: the driver's state is read and written outside the engine's transactions.
-        handOver: (delivery) => stores.sim.handOver(delivery),
+        handOverRun: (run) => stores.sim.handOverRun(run),
         now: () => clock.now(),
       }),
     logger: parts.logger ?? silentLogger,

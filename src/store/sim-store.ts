@@ -17,17 +17,62 @@ const RECORD_DELIVERY = query(
   `INSERT INTO sim_deliveries (message_uid, network_message_id, delivered_at) VALUES (@uid, @networkId, @now)
    ON CONFLICT DO NOTHING`,
 );
-// The three above in one round trip (PostgreSQL: the dispatcher hands an unspaced account's messages over one
-// after the other, and each statement is a round trip). A copy recorded meanwhile by another process leaves
-// `recorded` empty; both carry the same id.
-const HAND_OVER = postgresOnly<{ earlier: string | null; unreachable: boolean }>(
-  `WITH earlier AS (SELECT network_message_id FROM sim_deliveries WHERE message_uid = @uid),
-     blocked AS (${IS_UNREACHABLE.text.postgres} AND n.unreachable = 1),
-     recorded AS (INSERT INTO sim_deliveries (message_uid, network_message_id, delivered_at)
-       SELECT @uid, @networkId, @now WHERE NOT EXISTS (SELECT 1 FROM earlier) AND NOT EXISTS (SELECT 1 FROM blocked)
-       ON CONFLICT DO NOTHING)
-   SELECT (SELECT network_message_id FROM earlier) AS earlier, EXISTS (SELECT 1 FROM blocked) AS unreachable`,
+// The three above for a run of hand-overs (an unspaced account's claimed messages, in queue order) in one
+// statement, one round trip on PostgreSQL however long the run: each one's earlier delivery and whether its
+// number is unreachable are read from the statement's snapshot, and the new ones are recorded in order. A copy
+// recorded meanwhile by another process is left alone (ON CONFLICT); both carry the same id.
+const HAND_OVER_RUN = postgresOnly<{ earlier: string | null; unreachable: boolean }>(
+  `WITH judged AS (
+     SELECT r.ord, r.uid, r.network_id,
+       (SELECT d.network_message_id FROM sim_deliveries d WHERE d.message_uid = r.uid) AS earlier,
+       EXISTS (SELECT 1 FROM messenger_accounts a
+               JOIN sim_numbers n ON n.phone = CAST(a.workspace_id AS TEXT) || ':' || r.phone
+               WHERE a.phone = r.account_phone AND n.unreachable = 1) AS unreachable,
+       r.at
+     FROM unnest(@uids::text[], @networkIds::text[], @phones::text[], @accountPhones::text[], @ats::bigint[])
+       WITH ORDINALITY AS r(uid, network_id, phone, account_phone, at, ord)),
+   recorded AS (INSERT INTO sim_deliveries (message_uid, network_message_id, delivered_at)
+     SELECT uid, network_id, at FROM judged WHERE earlier IS NULL AND NOT unreachable ORDER BY ord
+     ON CONFLICT DO NOTHING)
+   SELECT earlier, unreachable FROM judged ORDER BY ord`,
 );
+
+/** One message handed to the simulated network (`SimState.handOverRun`). */
+export interface SimHandOver {
+  messageUid: string;
+  networkMessageId: string;
+  accountPhone: string;
+  recipientPhone: string;
+  at: number;
+}
+
+/**
+ * The sim driver's `SimState.handOverRun` (src/network/sim-driver.ts): for each hand-over, in order, the network
+ * id of an earlier delivery of the message, 'unreachable', or its own id, now recorded.
+ */
+async function handOverRun(sql: SqlExecutor, run: readonly SimHandOver[]): Promise<Array<string | 'unreachable'>> {
+  if (run.length === 0) return [];
+  if (sql.dialect === 'postgres') {
+    const params = {
+      uids: run.map((d) => d.messageUid), networkIds: run.map((d) => d.networkMessageId), phones: run.map((d) => d.recipientPhone),
+      accountPhones: run.map((d) => d.accountPhone), ats: run.map((d) => d.at),
+    };
+    const rows = await sql.all(HAND_OVER_RUN, params);
+    return run.map((d, i) => rows[i]!.earlier ?? (rows[i]!.unreachable ? 'unreachable' : d.networkMessageId));
+  }
+  const answers: Array<string | 'unreachable'> = [];
+  for (const d of run) {
+    const params = { uid: d.messageUid, networkId: d.networkMessageId, phone: d.recipientPhone, accountPhone: d.accountPhone, now: d.at };
+    const earlier = (await sql.get(DELIVERED, params))?.network_message_id;
+    if (earlier !== undefined) answers.push(earlier);
+    else if ((await sql.get(IS_UNREACHABLE, params))?.unreachable === 1) answers.push('unreachable');
+    else {
+      await sql.run(RECORD_DELIVERY, params);
+      answers.push(d.networkMessageId);
+    }
+  }
+  return answers;
+}
 
 /** State of the simulated network that every process must see: unreachable numbers, delivered messages. */
 export function createSimStore(sql: SqlExecutor) {
@@ -37,18 +82,8 @@ export function createSimStore(sql: SqlExecutor) {
     /** Whether `phone` is unreachable for sends from `accountPhone` (as set in that account's workspace). */
     isUnreachable: async (accountPhone: string, phone: string): Promise<boolean> =>
       (await sql.get(IS_UNREACHABLE, { phone, accountPhone }))?.unreachable === 1,
-    /** The sim driver's `SimState.handOver` (src/network/sim-driver.ts). */
-    async handOver(d: { messageUid: string; networkMessageId: string; accountPhone: string; recipientPhone: string; at: number }): Promise<string | 'unreachable'> {
-      const params = { uid: d.messageUid, networkId: d.networkMessageId, phone: d.recipientPhone, accountPhone: d.accountPhone, now: d.at };
-      if (sql.dialect === 'postgres') {
-        const row = (await sql.get(HAND_OVER, params))!;
-        return row.earlier ?? (row.unreachable ? 'unreachable' : d.networkMessageId);
-      }
-      const earlier = (await sql.get(DELIVERED, params))?.network_message_id;
-      if (earlier !== undefined) return earlier;
-      if ((await sql.get(IS_UNREACHABLE, params))?.unreachable === 1) return 'unreachable';
-      await sql.run(RECORD_DELIVERY, params);
-      return d.networkMessageId;
-    },
+    handOverRun: (run: readonly SimHandOver[]) => handOverRun(sql, run),
+    /** One hand-over: `handOverRun` of one. */
+    handOver: async (delivery: SimHandOver): Promise<string | 'unreachable'> => (await handOverRun(sql, [delivery]))[0]!,
   };
 }

@@ -1,4 +1,4 @@
-import type { DeliveryOutcome } from '../network/driver.js';
+import type { DeliveryOutcome, DeliveryRequest } from '../network/driver.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { MessageRow } from '../store/message-store.js';
 import type { HeadClaim } from '../store/send-queue-store.js';
@@ -87,38 +87,67 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   };
 
   // Outside any transaction: the network may take seconds, and no lock or connection is held meanwhile.
-  const deliverOne = async ({ message, account }: ClaimedSend): Promise<DeliveryOutcome | typeof TRY_AGAIN> => {
-    if (account.status !== 'connected') {
-      return { status: 'failed', reason: 'account_not_connected', detail: `account ${account.phone} is ${account.status}` };
-    }
+  const requestOf = async ({ message, account }: ClaimedSend): Promise<DeliveryRequest> => {
     const attachment = message.file_id === null ? null : ((await ctx.stores.files.byId(message.file_id)) ?? null);
+    return {
+      messageUid: message.uid,
+      accountPhone: account.phone,
+      recipientPhone: message.contact_phone,
+      text: message.text,
+      attachment: attachment && { filename: attachment.filename, mimetype: attachment.mimetype, size: attachment.size },
+      replyToUid: message.reply_to_uid,
+    };
+  };
+  const notConnected = (account: AccountRow): DeliveryOutcome => ({
+    status: 'failed', reason: 'account_not_connected', detail: `account ${account.phone} is ${account.status}`,
+  });
+  // The store busy or unreachable (the simulated network keeps its records in it) is not the network refusing
+  // the message: it goes out again at the next claim, and the driver answers with the earlier result if it was
+  // handed over after all. SQLite's own busy error (SQLITE_BUSY, the write lock held by another process past the
+  // wait) is the same passing condition as PostgreSQL's `unavailable`: failing the message would refund its credit.
+  const isPassing = (error: unknown): boolean => {
+    const storage = fromStorageError(error) ?? error;
+    return isSvcError(storage) && storage.code === 'unavailable';
+  };
+
+  const deliverOne = async (claimed: ClaimedSend): Promise<DeliveryOutcome | typeof TRY_AGAIN> => {
+    if (claimed.account.status !== 'connected') return notConnected(claimed.account);
+    const request = await requestOf(claimed);
     try {
-      return await ctx.network.deliver({
-        messageUid: message.uid,
-        accountPhone: account.phone,
-        recipientPhone: message.contact_phone,
-        text: message.text,
-        attachment: attachment && { filename: attachment.filename, mimetype: attachment.mimetype, size: attachment.size },
-        replyToUid: message.reply_to_uid,
-      });
+      return await ctx.network.deliver(request);
     } catch (error) {
-      // The store busy or unreachable (the simulated network keeps its records in it) is not the network
-      // refusing the message: it goes out again at the next claim, and the driver answers with the earlier
-      // result if it was handed over after all.
-      // SQLite's own busy error (SQLITE_BUSY, the write lock held by another process past the wait) is the
-      // same passing condition as PostgreSQL's `unavailable`: failing the message would refund its credit.
-      const storage = fromStorageError(error) ?? error;
-      if (isSvcError(storage) && storage.code === 'unavailable') return TRY_AGAIN;
-      ctx.logger.error('network driver failed', { messageUid: message.uid, error: String(error) });
+      if (isPassing(error)) return TRY_AGAIN;
+      ctx.logger.error('network driver failed', { messageUid: request.messageUid, error: String(error) });
       return { status: 'failed', reason: 'network_error', detail: 'the network did not accept the message' };
     }
   };
 
   /**
+   * An account's run in one call, where the driver takes runs (`NetworkDriver.deliverRun`; the sim records a run
+   * in one statement instead of a round trip a message): their outcomes, TRY_AGAIN for all when the store is
+   * busy, or undefined when the run failed otherwise (its messages then go one by one, each idempotent).
+   */
+  const deliverWhole = async (run: readonly ClaimedSend[]): Promise<Array<DeliveryOutcome | typeof TRY_AGAIN> | undefined> => {
+    const { account } = run[0]!;
+    if (account.status !== 'connected') return run.map(() => notConnected(account));
+    const requests = await Promise.all(run.map(requestOf));
+    try {
+      const outcomes = await ctx.network.deliverRun!(requests);
+      if (outcomes.length === run.length) return outcomes;
+      ctx.logger.error('network driver answered a run with the wrong number of outcomes', { expected: run.length, got: outcomes.length });
+    } catch (error) {
+      if (isPassing(error)) return run.map(() => TRY_AGAIN);
+      ctx.logger.error('network driver failed a run; its messages go one by one', { messageUids: requests.map((r) => r.messageUid), error: String(error) });
+    }
+    return undefined;
+  };
+
+  /**
    * The network calls of a batch: accounts at once (spacing is not at stake between them), each account's
-   * messages one after the other in queue order. A message to try again stops its account's run there, as does
-   * half the lease gone by (the rest would risk another process claiming them meanwhile): the rest of the run
-   * is tried again too, so nothing of an account overtakes its earlier message.
+   * messages in queue order: in one call where the driver takes runs, otherwise one after the other. A message to
+   * try again stops its account's run there, as does half the lease gone by (the rest would risk another process
+   * claiming them meanwhile): the rest of the run is tried again too, so nothing of an account overtakes its
+   * earlier message.
    */
   const deliver = async (batch: readonly ClaimedSend[]): Promise<Array<DeliveryOutcome | typeof TRY_AGAIN>> => {
     const outcomes: Array<DeliveryOutcome | typeof TRY_AGAIN> = batch.map(() => TRY_AGAIN);
@@ -131,6 +160,10 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     const deadline = ctx.clock.now() + ctx.config.sendLeaseMs / 2;
     await Promise.all(
       [...runs.values()].map(async (run) => {
+        if (run.length > 1 && ctx.network.deliverRun !== undefined) {
+          const whole = await deliverWhole(run.map((i) => batch[i]!));
+          if (whole !== undefined) return run.forEach((i, n) => (outcomes[i] = whole[n]!));
+        }
         for (const [n, i] of run.entries()) {
           if (n > 0 && ctx.clock.now() > deadline) return;
           const outcome = await deliverOne(batch[i]!);

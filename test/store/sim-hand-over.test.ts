@@ -1,7 +1,8 @@
 /**
  * The sim network's hand-over (src/store/sim-store.ts) answers alike on both stores, though PostgreSQL makes
- * it one statement: a new delivery is recorded, a second hand-over of the same message answers the first id,
- * and a number marked unreachable in the sender's workspace is refused (in that workspace only).
+ * it one statement, for one message or a run of them: a new delivery is recorded, a second hand-over of the
+ * same message answers the first id, and a number marked unreachable in the sender's workspace is refused (in
+ * that workspace only).
  */
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/wire/clock.js';
@@ -34,6 +35,21 @@ describe.each(sqliteAndPostgres(() => pgUrl()))('sim hand-over on %s', (_, open)
       await engine.context.stores.sim.setUnreachable(wsB, contact, true);
       expect(await handOver(`u2-${stamp}`, b, 'another-id')).toBe(`sim-u2-${stamp}`);
       expect(await handOver(`u3-${stamp}`, b)).toBe('unreachable');
+
+      // A run (an unspaced account's messages, one statement on PostgreSQL) answers each in order, as one by one.
+      const reachable = `+14154${stamp}`;
+      const at = (messageUid: string, accountPhone: string, recipientPhone: string) =>
+        ({ messageUid, networkMessageId: `sim-${messageUid}`, accountPhone, recipientPhone, at: 2 });
+      expect(await sim.handOverRun([
+        at(`u4-${stamp}`, b, reachable),
+        { ...at(`u2-${stamp}`, b, reachable), networkMessageId: 'another-id' },
+        at(`u5-${stamp}`, b, contact),
+        at(`u6-${stamp}`, a, reachable),
+      ])).toEqual([`sim-u4-${stamp}`, `sim-u2-${stamp}`, 'unreachable', `sim-u6-${stamp}`]);
+      // The new ones were recorded, the unreachable one was not.
+      expect(await handOver(`u4-${stamp}`, b, 'another-id')).toBe(`sim-u4-${stamp}`);
+      expect(await handOver(`u6-${stamp}`, a, 'another-id')).toBe(`sim-u6-${stamp}`);
+      expect(await handOver(`u5-${stamp}`, b)).toBe('unreachable');
     } finally {
       await engine.close();
     }

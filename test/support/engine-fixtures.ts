@@ -60,7 +60,7 @@ export function tempDir(): string {
 export const simStateOf = (sql: SqlExecutor, clock: Clock): SimState => {
   const sim = createSimStore(sql);
   return {
-    handOver: (delivery) => sim.handOver(delivery),
+    handOverRun: (run) => sim.handOverRun(run),
     now: () => clock.now(),
   };
 };
@@ -71,6 +71,8 @@ export const simStateOf = (sql: SqlExecutor, clock: Clock): SimState => {
  */
 export class StalledSim extends SimDriver {
   readonly requests: DeliveryRequest[] = [];
+  // One message at a time, each stalling in `deliver`.
+  override deliverRun = undefined;
   private pending: Array<() => void> = [];
 
   constructor(sql: SqlExecutor, clock: Clock, private readonly deliverFirst: boolean) {
@@ -97,9 +99,10 @@ export class RecordingSim extends SimDriver {
     super(simStateOf(sql, clock));
   }
 
-  override async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
-    const outcome = await super.deliver(request);
-    if (outcome.status === 'sent') this.delivered.push(request);
-    return outcome;
+  // Under `deliver` and `deliverRun` alike.
+  protected override async handOver(requests: readonly DeliveryRequest[]): Promise<DeliveryOutcome[]> {
+    const outcomes = await super.handOver(requests);
+    requests.forEach((request, i) => outcomes[i]!.status === 'sent' && this.delivered.push(request));
+    return outcomes;
   }
 }
