@@ -9,6 +9,7 @@ import { createWorkerRunner, type JobRunner } from '../workers/worker-runner.js'
 import { createWakeBus, WAKE_EVERYTHING } from './wake-bus.js';
 import { WEBHOOKS_WAKE } from '../engine/webhooks/runtime.js';
 import { createMaintenanceRunner } from '../workers/maintenance.js';
+import { createPlannerStatisticsRunner } from '../workers/planner-statistics.js';
 import type { SendFn } from '../webhooks/delivery-worker.js';
 import type { ResolveHost } from '../webhooks/guarded-dispatcher.js';
 import { listAccounts } from '../engine/accounts.js';
@@ -109,6 +110,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
       createSendDispatcher(ctx),
       ...(parts.deliverWebhooks === false ? [] : [webhookRunner]),
       createMaintenanceRunner(ctx),
+      createPlannerStatisticsRunner(ctx),
       ...mailer,
       ...(parts.runners?.(ctx) ?? []),
     ],

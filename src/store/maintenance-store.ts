@@ -1,4 +1,4 @@
-import { query, type SqlExecutor } from './sql.js';
+import { postgresOnly, query, type SqlExecutor, type Statement } from './sql.js';
 
 // Finished deliveries (their attempts go with them) and settled owner notices, oldest first, in batches so a
 // sweep never holds the write lock for long.
@@ -16,6 +16,30 @@ const FREELIST_COUNT = query<{ freelist_count: number }>({ sqlite: 'PRAGMA freel
 // One page per execution: a statement step frees one page, and the executor steps a row-less statement once.
 const RELEASE_ONE_PAGE = query({ sqlite: 'PRAGMA incremental_vacuum(1)', postgres: 'SELECT 1' });
 const TRUNCATE_WAL = query({ sqlite: 'PRAGMA wal_checkpoint(TRUNCATE)', postgres: 'SELECT 1' });
+
+// PostgreSQL: svc's tables that have grown to several times what the planner's statistics say (`reltuples`,
+// -1 before the first ANALYZE). Plans made from a table's picture as nearly empty scan it whole, and a generic
+// plan keeps doing so on every connection until the next ANALYZE; autovacuum's own is up to a minute away,
+// and further still once tables are large (a tenth of the rows must change).
+export const OUTGROWN_MIN_ROWS = 1_000;
+export const OUTGROWN_FACTOR = 4;
+const OUTGROWN_TABLES = postgresOnly<{ name: string }>(
+  `SELECT s.relname AS name FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+   WHERE s.schemaname = current_schema() AND s.n_live_tup >= ${OUTGROWN_MIN_ROWS}
+     AND s.n_live_tup > ${OUTGROWN_FACTOR} * GREATEST(c.reltuples, 0)
+   ORDER BY s.relname`,
+);
+// One statement per table, made once: svc's tables are few.
+const analyzeStatements = new Map<string, Statement>();
+const analyzeOf = (table: string): Statement => {
+  let statement = analyzeStatements.get(table);
+  if (statement === undefined) {
+    // SKIP_LOCKED: another replica's ANALYZE (or a VACUUM) of the table already under way is enough.
+    statement = postgresOnly(`ANALYZE (SKIP_LOCKED) "${table.replaceAll('"', '""')}"`);
+    analyzeStatements.set(table, statement);
+  }
+  return statement;
+};
 
 /** Housekeeping statements: retention sweeps, and how much space deleted rows left inside an SQLite file. */
 export function createMaintenanceStore(sql: SqlExecutor) {
@@ -35,6 +59,16 @@ export function createMaintenanceStore(sql: SqlExecutor) {
     async releaseFreePages(pages: number): Promise<void> {
       if (sql.dialect !== 'sqlite') return;
       for (let i = 0; i < pages; i += 1) await sql.run(RELEASE_ONE_PAGE);
+    },
+    /**
+     * PostgreSQL: analyzes each table that outgrew its planner statistics (`OUTGROWN_FACTOR` times, and at
+     * least `OUTGROWN_MIN_ROWS` rows), and answers their names. SQLite plans without row counts: nothing there.
+     */
+    async refreshOutgrownStatistics(): Promise<string[]> {
+      if (sql.dialect !== 'postgres') return [];
+      const tables = (await sql.all(OUTGROWN_TABLES)).map((row) => row.name);
+      for (const table of tables) await sql.run(analyzeOf(table));
+      return tables;
     },
     /** Folds the WAL back into the file so the released pages leave the disk now (SQLite). Call outside a transaction. */
     async truncateWal(): Promise<void> {

@@ -14,11 +14,6 @@ const TRY_AGAIN = Symbol('try again');
 
 /** Most messages one claim transaction takes. */
 const SEND_BATCH = 64;
-/**
- * Most messages of one unspaced account (interval 0) a claim takes, handed to the network one after the other
- * in queue order: its rate is then not one message per claim, commit and completion.
- */
-const UNSPACED_RUN = 8;
 
 interface ClaimedSend {
   jobId: number;
@@ -67,7 +62,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
         const claims: HeadClaim[] = [];
         const gone: number[] = [];
         const nextSlot = new Map<number, number>();
-        for (const { job, message, account, sendIntervalMs } of await tx.stores.sendQueue.claimDueHeads(now, SEND_BATCH, UNSPACED_RUN)) {
+        for (const { job, message, account, sendIntervalMs } of await tx.stores.sendQueue.claimDueHeads(now, SEND_BATCH)) {
           if (message === undefined || account === undefined) {
             gone.push(job.id);
             continue;
