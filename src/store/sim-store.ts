@@ -83,7 +83,5 @@ export function createSimStore(sql: SqlExecutor) {
     isUnreachable: async (accountPhone: string, phone: string): Promise<boolean> =>
       (await sql.get(IS_UNREACHABLE, { phone, accountPhone }))?.unreachable === 1,
     handOverRun: (run: readonly SimHandOver[]) => handOverRun(sql, run),
-    /** One hand-over: `handOverRun` of one. */
-    handOver: async (delivery: SimHandOver): Promise<string | 'unreachable'> => (await handOverRun(sql, [delivery]))[0]!,
   };
 }

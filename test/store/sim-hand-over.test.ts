@@ -26,7 +26,7 @@ describe.each(sqliteAndPostgres(() => pgUrl()))('sim hand-over on %s', (_, open)
       await engine.context.stores.sim.setUnreachable(wsA, contact, true);
       const sim = engine.context.stores.sim;
       const handOver = (messageUid: string, accountPhone: string, networkMessageId = `sim-${messageUid}`) =>
-        sim.handOver({ messageUid, networkMessageId, accountPhone, recipientPhone: contact, at: 1 });
+        sim.handOverRun([{ messageUid, networkMessageId, accountPhone, recipientPhone: contact, at: 1 }]).then((answers) => answers[0]);
 
       expect(await handOver(`u1-${stamp}`, a)).toBe('unreachable');
       expect(await handOver(`u2-${stamp}`, b)).toBe(`sim-u2-${stamp}`);
