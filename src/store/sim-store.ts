@@ -37,14 +37,8 @@ const HAND_OVER_RUN = postgresOnly<{ earlier: string | null; unreachable: boolea
    SELECT earlier, unreachable FROM judged ORDER BY ord`,
 );
 
-/** One message handed to the simulated network (`SimState.handOverRun`). */
-export interface SimHandOver {
-  messageUid: string;
-  networkMessageId: string;
-  accountPhone: string;
-  recipientPhone: string;
-  at: number;
-}
+/** One message handed to the simulated network: src/network's `SimHandOver` (a store may not import it). */
+export type SimHandOver = { messageUid: string; networkMessageId: string; accountPhone: string; recipientPhone: string; at: number };
 
 /**
  * The sim driver's `SimState.handOverRun` (src/network/sim-driver.ts): for each hand-over, in order, the network
