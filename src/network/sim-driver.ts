@@ -30,10 +30,13 @@ export class SimDriver implements NetworkDriver {
   readonly name = 'sim';
   private events: NetworkEvents | undefined;
 
-  constructor(
-    private readonly state: SimState,
-    private readonly latencyMs = 0,
-  ) {}
+  /**
+   * A run recorded in one step. A property, not a method, so a test's driver can go without it (`undefined`)
+   * and have the engine hand its messages over one by one.
+   */
+  deliverRun?: (requests: readonly DeliveryRequest[]) => Promise<DeliveryOutcome[]> = (requests) => this.handOver(requests);
+
+  constructor(private readonly state: SimState) {}
 
   start(events: NetworkEvents): void {
     this.events = events;
@@ -43,22 +46,9 @@ export class SimDriver implements NetworkDriver {
     return this.handOver([request]).then((outcomes) => outcomes[0]!);
   }
 
-  /**
-   * A run recorded in one step. A property, not a method, so a test's driver can go without it (`undefined`)
-   * and have the engine hand its messages over one by one. A simulated latency is per message: a run then goes
-   * one message at a time.
-   */
-  deliverRun?: (requests: readonly DeliveryRequest[]) => Promise<DeliveryOutcome[]> = async (requests) => {
-    if (this.latencyMs === 0) return this.handOver(requests);
-    const outcomes: DeliveryOutcome[] = [];
-    for (const request of requests) outcomes.push(...(await this.handOver([request])));
-    return outcomes;
-  };
-
   /** Hands `requests` to the network, in order, and answers their outcomes in the same order. */
   protected async handOver(requests: readonly DeliveryRequest[]): Promise<DeliveryOutcome[]> {
     const at = this.state.now();
-    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     // A number that is not valid was never delivered to, so this check may come before the earlier delivery's.
     const valid = requests.filter((r) => isInternationalPhone(r.recipientPhone));
     const answers = await this.state.handOverRun(

@@ -110,7 +110,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
       createSendDispatcher(ctx),
       ...(parts.deliverWebhooks === false ? [] : [webhookRunner]),
       createMaintenanceRunner(ctx),
-      createPlannerStatisticsRunner(ctx),
+      ...(ctx.database.dialect === 'postgres' ? [createPlannerStatisticsRunner(ctx)] : []),
       ...mailer,
       ...(parts.runners?.(ctx) ?? []),
     ],

@@ -10,16 +10,17 @@ export const STATISTICS_EVERY_MS = 2_000;
  * a table that has grown to several times what the planner believes. Measured on a fresh database: a backlog
  * of 5,000 unspaced sends drained at 254-262 sends/s on plans made while the tables looked empty (the claim's
  * lease and the completion scanned the jobs and messages tables at every call), at 718-778 with this runner
- * (878 with one ANALYZE of every table once the backlog stood). Nothing on SQLite.
+ * (878 with one ANALYZE of every table once the backlog stood). PostgreSQL only: `createEngine` leaves it out
+ * on SQLite.
  */
 export function createPlannerStatisticsRunner(ctx: EngineContext): JobRunner {
   let nextAt = ctx.clock.now();
   return {
     name: 'statistics',
-    nextDueAt: () => (ctx.database.dialect === 'postgres' ? nextAt : null),
+    nextDueAt: () => nextAt,
     async runDue() {
       const now = ctx.clock.now();
-      if (ctx.database.dialect !== 'postgres' || now < nextAt) return 0;
+      if (now < nextAt) return 0;
       nextAt = now + STATISTICS_EVERY_MS;
       // Not jobs: a run reports none, whatever it analyzed.
       await ctx.stores.maintenance.refreshOutgrownStatistics();
