@@ -83,6 +83,23 @@ export function cpuMs(pid) {
   }
 }
 
+/**
+ * The whole machine's CPU (every process, from /proc/stat) from now until the returned function is called: the
+ * share of the cores busy, in percent. A latency measured on a machine near 100 % is queueing for a core.
+ */
+export function machineBusy() {
+  const read = () => {
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { busy: user + nice + system + irq + softirq + steal, idle: idle + iowait };
+  };
+  const before = read();
+  return () => {
+    const after = read();
+    const busy = after.busy - before.busy;
+    return Math.round((100 * busy) / Math.max(1, busy + after.idle - before.idle));
+  };
+}
+
 /** A JSON call to a bench server or receiver: the parsed body (null for an empty or `ok` one); throws on >= 300. */
 export const call = async (url, { method = 'GET', token, body } = {}) => {
   const res = await request(url, {
