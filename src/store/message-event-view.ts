@@ -9,7 +9,7 @@ import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
 import { CHAT_BY_ID, CHAT_ROW_JSON, type ChatRow } from './chat-store.js';
 import { FILE_BY_ID, FILE_COLUMNS, type FileRow } from './file-store.js';
 import { flushReceived, MESSAGE_BY_ID, reactionsOf, type MessageRow } from './message-store.js';
-import { allOnGenericPlan, postgresOnly, type SqlExecutor } from './sql.js';
+import { postgresOnly, type SqlExecutor } from './sql.js';
 
 export interface MessageEventView {
   message: MessageRow;
@@ -77,9 +77,7 @@ export function createMessageEventViews(sql: SqlExecutor) {
       if (messageIds.length === 0 && chats.length === 0) return views;
       const chatWorkspace = new Map(chats.map((c) => [c.id, c.workspaceId]));
       if (sql.dialect === 'postgres') {
-        // On its generic plan in a transaction (where events are written; PostgreSQL planned it at every call under
-        // a light load, 0.6 ms each): each sub-select is a lookup by key whatever the plan.
-        const row = (await allOnGenericPlan(sql, VIEWS, { messageIds: [...new Set(messageIds)], chatIds: [...chatWorkspace.keys()] }))[0]!;
+        const row = (await sql.get(VIEWS, { messageIds: [...new Set(messageIds)], chatIds: [...chatWorkspace.keys()] }))!;
         for (const { message, chat, account, file, reply_to_uid: replyToUid, reactions } of row.messages ?? []) {
           if (chat === null || account === null) continue;
           views.messages.set(message.id, {

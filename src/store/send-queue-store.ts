@@ -9,7 +9,7 @@
 import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
 import { LEASE_JOB, SEND_QUEUE_HEADS, type JobRow } from './job-store.js';
 import { flushReceived, MESSAGE_BY_ID, SELECT_MESSAGE, type MessageRow } from './message-store.js';
-import { allOnGenericPlan, postgresOnly, query, writeUnansweredOnGenericPlan, type SqlExecutor } from './sql.js';
+import { allOnGenericPlan, postgresOnly, query, writeUnanswered, type SqlExecutor } from './sql.js';
 import { subscribedEventsSql } from './webhooks/subscription-store.js';
 
 /** A claimed head: its job, and its message, account and workspace interval as they are (missing: gone). */
@@ -147,9 +147,8 @@ export function createSendQueueStore(sql: SqlExecutor) {
           jobIds: claims.map((c) => c.jobId), accountIds: claims.map((c) => c.accountId), nextSendAts: claims.map((c) => c.nextSendAt),
           messageIds: claims.map((c) => c.messageId), owner, until,
         };
-        // The claim's last write: its COMMIT need not wait for its answer. On its generic plan (PostgreSQL planned
-        // it at nearly every call): each part of it is a lookup by primary key.
-        await writeUnansweredOnGenericPlan(sql, APPLY_CLAIMS, params);
+        // The claim's last write: its COMMIT need not wait for its answer.
+        await writeUnanswered(sql, APPLY_CLAIMS, params);
         return;
       }
       for (const claim of claims) {
@@ -172,9 +171,7 @@ export function createSendQueueStore(sql: SqlExecutor) {
       if (postgres) {
         finished.subscribedEvents = new Map();
         const params = { ids, sentIds: sent.map((m) => m.id), networkMessageIds: sent.map((m) => m.networkMessageId), now };
-        // On its generic plan (PostgreSQL planned it at most calls, 0.7-1.2 ms each): each part is an index lookup
-        // by key (`test/store/query-plans-pg.test.ts`).
-        for (const { subscribed_events: subscribed, ...message } of await allOnGenericPlan(sql, FINISH_JOBS, params)) {
+        for (const { subscribed_events: subscribed, ...message } of await sql.all(FINISH_JOBS, params)) {
           finished.messages.set(message.id, message);
           finished.subscribedEvents.set(message.workspace_id, subscribed);
         }

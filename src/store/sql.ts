@@ -111,14 +111,6 @@ export async function allOnGenericPlan<Row>(sql: SqlExecutor, statement: Stateme
   return rows;
 }
 
-/** `writeUnanswered` on PostgreSQL's generic plan (see `allOnGenericPlan`): the two settings go unanswered with it. */
-export async function writeUnansweredOnGenericPlan<Row>(sql: SqlExecutor, statement: Statement<Row>, params: Params, onRows?: (rows: Row[]) => void): Promise<void> {
-  if (sql.dialect !== 'postgres' || sql.sendBeforeCommit === undefined) return writeUnanswered(sql, statement, params, onRows);
-  sql.sendBeforeCommit(GENERIC_PLAN);
-  sql.sendBeforeCommit(statement, params, onRows);
-  sql.sendBeforeCommit(CHOSEN_PLAN);
-}
-
 /** `@name` parameters turned into `$n`, with the order in which values are passed. */
 export interface PositionalSql {
   text: string;

@@ -100,10 +100,10 @@ describe('round trips on PostgreSQL', () => {
       expect(accept).toHaveLength(3);
       expect(accept[1]![0]).toBe('WITH rows AS');
       expect(lastTrip(accept)).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
-      // BEGIN with the read of the due heads; the leases (on their generic plan) with the COMMIT.
+      // BEGIN with the read of the due heads; the leases with the COMMIT.
       const claim = including('WITH claims AS');
       expect(claim).toHaveLength(2);
-      expect(lastTrip(claim)).toEqual(['SET LOCAL plan_cache_mode', 'WITH claims AS', 'SET LOCAL plan_cache_mode', 'COMMIT']);
+      expect(lastTrip(claim)).toEqual(['WITH claims AS', 'COMMIT']);
       // BEGIN with the jobs removed, the message marked Sent and read (its workspace's subscriptions with it); the
       // message:sent:new body; its deliveries with the COMMIT. No probe of the subscriptions.
       const complete = including('WITH removed AS');
