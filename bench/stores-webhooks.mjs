@@ -79,7 +79,7 @@ export async function measureStoreWebhooks(builds, { seconds = 10, rounds = 2, s
     for (const { build, store } of r % 2 === 0 ? order : order.reverse()) {
       const result = await runStore(build.svc, store, options, r);
       (runs[`${build.label}|${store}`] ??= []).push(result);
-      log(`round ${r + 1} ${build.label}|${store}: drain ${result.drain_per_second}/s, mixed send p50 ${result.mixed.send_p50_ms} ms p99 ${result.mixed.send_p99_ms} ms, incoming p50 ${result.mixed.incoming_p50_ms} ms p99 ${result.mixed.incoming_p99_ms} ms`);
+      log(`round ${r + 1} ${build.label}|${store}: drain ${result.drain_per_second}/s, mixed send p50 ${result.mixed.send_p50_ms} ms p99 ${result.mixed.send_p99_ms} ms, incoming p50 ${result.mixed.incoming_p50_ms} ms p99 ${result.mixed.incoming_p99_ms} ms, machine ${result.mixed.machine_busy_percent} % busy`);
     }
   }
   const summary = {};
