@@ -78,7 +78,7 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate, 
   const cpu = cpuMs(server.pid) - cpuBefore;
   const after = await (await request(`${server.url}/metrics`)).body.text();
   const inServer = {
-    // From the event's outbox row being written to the delivery being recorded (the server's histogram, coarse).
+    // From the event's outbox row being written to its successful attempt finishing (the server's histogram, coarse).
     queued_to_recorded_ms: { p50: histogramMs(after, 'svc_webhook_delivery_latency_seconds', 50), p99: histogramMs(after, 'svc_webhook_delivery_latency_seconds', 99) },
     http_request_ms: { p50: histogramMs(after, 'svc_http_request_duration_seconds', 50), p99: histogramMs(after, 'svc_http_request_duration_seconds', 99) },
   };

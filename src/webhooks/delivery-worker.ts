@@ -51,8 +51,13 @@ export interface DeliveryWorkerOptions {
   onError?: (error: unknown) => void;
   /** Runs before each claim (the runner lets leases of dead processes run out here). */
   beforeClaim?: () => void | Promise<void>;
-  /** Told of each attempt once it is recorded (the server's metrics). */
-  onRecorded?: (delivery: ClaimedDelivery, outcome: SendOutcome, result: RecordAttemptResult, now: number) => void;
+  /** Told of each attempt once it is recorded (the server's metrics), with the time the attempt finished. */
+  onRecorded?: (delivery: ClaimedDelivery, outcome: SendOutcome, result: RecordAttemptResult, finishedAt: number) => void;
+  /**
+   * Once started (`start`): how long a finished attempt may wait to be recorded with the next claim (a wake-up's)
+   * instead of in a transaction of its own, when the last claim left no due work behind. 0: at once.
+   */
+  recordLingerMs?: number;
 }
 
 /**
@@ -74,7 +79,14 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private processed = 0;
-  private readonly toRecord: Array<{ delivery: ClaimedDelivery; outcome: SendOutcome; recorded: () => void }> = [];
+  private readonly toRecord: Array<{ delivery: ClaimedDelivery; outcome: SendOutcome; finishedAt: number; recorded: () => void }> = [];
+  /** When the oldest attempt of `toRecord` finished (performance.now()), and the timer that records it in time. */
+  private waitingSince = 0;
+  private recordTimer: NodeJS.Timeout | null = null;
+  /** Whether the last claim may have left due work behind (see `PickOptions.onPicked`); until told, it may have. */
+  private leftBehind = true;
+  /** Finished attempts may wait for the next claim: set by `start`, the real-timer mode. */
+  private lingering = false;
   private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim' | 'onRecorded'>> &
     Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim' | 'onRecorded'>;
 
@@ -89,6 +101,7 @@ export class DeliveryWorker {
       retryDelays: options.retryDelays ?? DEFAULT_RETRY_DELAYS_MS,
       failureNotifyThreshold: options.failureNotifyThreshold ?? DEFAULT_FAILURE_NOTIFY_THRESHOLD,
       onError: options.onError ?? (() => {}),
+      recordLingerMs: options.recordLingerMs ?? 0,
     };
   }
 
@@ -129,16 +142,40 @@ export class DeliveryWorker {
     if (this.ticking !== null) return this.ticking;
     const run = async (): Promise<number> => {
       let started = 0;
-      while (this.toRecord.length > 0 || (this.claimAsked && !this.stopped)) started += await this.pass();
+      while (this.recordsDue() || (this.claimAsked && !this.stopped)) started += await this.pass();
       return started;
     };
     const ticking = run().finally(() => {
       this.ticking = null;
       // Asked for between the loop's last look and its end: look again.
-      if (this.toRecord.length > 0 || (this.claimAsked && !this.stopped)) setImmediate(() => void this.loop());
+      if (this.recordsDue() || (this.claimAsked && !this.stopped)) setImmediate(() => void this.loop());
+      else this.recordInTime();
     });
     this.ticking = ticking;
     return ticking;
+  }
+
+  /**
+   * Whether the finished attempts are to be recorded now. Recorded at once, a finished attempt under a light load
+   * is a pass of its own, a transaction; waiting, it goes with the next claim (the mixed load at 100 req/s:
+   * 1,327 passes on PostgreSQL, 806-1,022 waiting; 2,453 and 1,241 on SQLite). Not while the last claim left
+   * due work behind: their slots are wanted.
+   */
+  private recordsDue(): boolean {
+    if (this.toRecord.length === 0) return false;
+    if (!this.lingering || this.stopped || this.leftBehind) return true;
+    return performance.now() - this.waitingSince >= this.o.recordLingerMs;
+  }
+
+  /** Finished attempts waiting for a claim are recorded by themselves once they have waited `recordLingerMs`. */
+  private recordInTime(): void {
+    if (this.recordTimer !== null || this.toRecord.length === 0) return;
+    const wait = Math.max(0, this.o.recordLingerMs - (performance.now() - this.waitingSince));
+    this.recordTimer = setTimeout(() => {
+      this.recordTimer = null;
+      void this.loop();
+    }, wait);
+    this.recordTimer.unref();
   }
 
   /**
@@ -149,12 +186,16 @@ export class DeliveryWorker {
    */
   private async pass(): Promise<number> {
     const batch = this.toRecord.splice(0);
+    if (this.recordTimer !== null) clearTimeout(this.recordTimer);
+    this.recordTimer = null;
     const woken = this.woken;
     this.claimAsked = false;
     this.woken = false;
     const now = this.o.clock.now();
     // The batch's deliveries are still in `inFlight` until they are told they were recorded.
     const free = this.stopped ? 0 : Math.max(0, this.o.concurrency - this.inFlight.size + batch.length);
+    // Told otherwise by the claim's pick; with no claim (every slot busy), or a failed one, records go at once.
+    this.leftBehind = true;
     let claimed: ClaimedDelivery[] = [];
     try {
       if (free > 0) await this.o.beforeClaim?.();
@@ -176,7 +217,7 @@ export class DeliveryWorker {
           free > 0 ? this.claimOptions(free) : null,
         );
         claimed = done.claimed;
-        batch.forEach(({ delivery, outcome }, i) => this.o.onRecorded?.(delivery, outcome, done.results[i] as RecordAttemptResult, now));
+        batch.forEach(({ delivery, outcome, finishedAt }, i) => this.o.onRecorded?.(delivery, outcome, done.results[i] as RecordAttemptResult, finishedAt));
       }
     } catch (error) {
       this.o.onError(error);
@@ -196,6 +237,9 @@ export class DeliveryWorker {
       perSubscriptionCap: this.o.perSubscriptionCap,
       perEndpointCap: this.o.perEndpointCap,
       perTenantCap: this.o.perTenantCap,
+      onPicked: (leftBehind) => {
+        this.leftBehind = leftBehind;
+      },
     };
   }
 
@@ -228,6 +272,7 @@ export class DeliveryWorker {
   /** Polls with real timers. Idempotent. */
   start(pollMs = 250): void {
     this.stopped = false;
+    this.lingering = this.o.recordLingerMs > 0;
     if (this.timer !== null) return;
     this.timer = setInterval(() => this.poll(), pollMs);
     this.timer.unref();
@@ -239,6 +284,8 @@ export class DeliveryWorker {
     this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    // Attempts waiting for a claim are recorded now: there will be no more claims.
+    if (this.toRecord.length > 0) void this.loop();
     await this.ticking?.catch(() => undefined);
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
@@ -246,9 +293,12 @@ export class DeliveryWorker {
   private async process(delivery: ClaimedDelivery): Promise<void> {
     const outcome = await this.attempt(delivery);
     await new Promise<void>((recorded) => {
-      this.toRecord.push({ delivery, outcome, recorded });
-      // The attempts that finish in this turn go in one pass; a pass under way takes them in its next.
-      if (this.toRecord.length === 1) setImmediate(() => void this.loop());
+      if (this.toRecord.length === 0) this.waitingSince = performance.now();
+      this.toRecord.push({ delivery, outcome, finishedAt: this.o.clock.now(), recorded });
+      // The attempts that finish in this turn go in one pass (a pass under way takes them in its next), unless
+      // they wait for the next claim.
+      if (!this.recordsDue()) this.recordInTime();
+      else if (this.toRecord.length === 1 || this.lingering) setImmediate(() => void this.loop());
     });
   }
 

@@ -14,6 +14,12 @@ import type { JobRunner } from './worker-runner.js';
 /** How often the webhook worker looks for deliveries queued by other processes (its own wake it at once). */
 export const WEBHOOK_POLL_MS = 100;
 
+/**
+ * How long a finished attempt may wait to be recorded with the next claim, when the last claim left no due work
+ * behind: under a steady load a wake-up comes sooner, and the attempt's result rides in that claim's transaction.
+ */
+export const WEBHOOK_RECORD_LINGER_MS = 20;
+
 /** Deliveries in flight in one process, over every tenant. */
 export const WEBHOOK_CONCURRENCY = 256;
 
@@ -97,8 +103,10 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
       return partner === null ? {} : partnerWebhookHeaders(partner.public_id, partner.secret, ctx.clock, body);
     },
     onError: (error) => ctx.logger.error('webhook worker failed', { error: String(error) }),
-    onRecorded: (delivery, outcome, result, now) =>
-      ctx.metrics.webhookAttempt(result.status, outcome.durationMs, now - delivery.createdAt),
+    onRecorded: (delivery, outcome, result, finishedAt) =>
+      ctx.metrics.webhookAttempt(result.status, outcome.durationMs, finishedAt - delivery.createdAt),
+    // A finished attempt waits up to this long for the next claim (a wake-up's) rather than a transaction of its own.
+    recordLingerMs: WEBHOOK_RECORD_LINGER_MS,
   });
   let started = false;
   return {

@@ -174,4 +174,82 @@ describe.each(Object.keys(stores))('delivery group commit on %s', (store) => {
     expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(2);
     expect(counts.reduce((x, y) => x + y)).toBe(160);
   });
+  it('a pick says whether it left due work behind: a subscription at its cap, or given all its room; not when it took everything', async () => {
+    const db = await open();
+    const clock = new FakeClock();
+    const outbox = openDeliveryOutbox(db, generateMessageId);
+    const sub = await subscription(db, await workspace(db));
+    const told: boolean[] = [];
+    const onPicked = (leftBehind: boolean) => void told.push(leftBehind);
+    const caps = { perEndpointCap: 64, perTenantCap: 64, onPicked };
+    expect(await outbox.claimDue(options('w1', clock.now(), caps))).toHaveLength(0);
+    for (let i = 0; i < 3; i += 1) await outbox.deliveries.enqueue({ subscriptionId: sub, eventType: 'message:new', payload: { i }, now: clock.now() });
+    expect(await outbox.claimQueued(options('w1', clock.now(), caps))).toHaveLength(3);
+    for (let i = 0; i < 10; i += 1) await outbox.deliveries.enqueue({ subscriptionId: sub, eventType: 'message:new', payload: { i }, now: clock.now() });
+    // Its cap of 8 leaves 5 behind (3 still in flight); then at its cap, it takes none.
+    expect(await outbox.claimQueued(options('w1', clock.now(), { ...caps, perSubscriptionCap: 8 }))).toHaveLength(5);
+    expect(await outbox.claimQueued(options('w1', clock.now(), { ...caps, perSubscriptionCap: 8 }))).toHaveLength(0);
+    expect(told.at(0)).toBe(false);
+    expect(told.at(-3)).toBe(false);
+    expect(told.slice(-2)).toEqual([true, true]);
+  });
+
+  /** A started worker fed one delivery at a time, `gapMs` apart, each woken for; its transactions counted. */
+  async function trickle(db: SqlDatabase, recordLingerMs: number, gapMs: number, deliveries: number) {
+    const clock = new FakeClock();
+    const { outbox, count } = countedOutbox(db);
+    const sub = await subscription(db, await workspace(db));
+    const worker = new DeliveryWorker({
+      outbox, clock, owner: `w-${recordLingerMs}`, concurrency: 16, perSubscriptionCap: 16, perEndpointCap: 16, perTenantCap: 16, recordLingerMs,
+      onError: (error) => {
+        throw error;
+      },
+      send: async () => OK,
+    });
+    worker.start(60_000);
+    await new Promise((r) => setTimeout(r, 20));
+    count.transactions = 0;
+    for (let i = 0; i < deliveries; i += 1) {
+      await outbox.deliveries.enqueue({ subscriptionId: sub, eventType: 'message:new', payload: { i }, now: clock.now() });
+      worker.wake();
+      await new Promise((r) => setTimeout(r, gapMs));
+    }
+    await worker.stop();
+    return { transactions: count.transactions, succeeded: (await db.sql.get(ATTEMPTS))!.n };
+  }
+
+  it('a started worker records a finished attempt with the next claim under a trickle, not in a transaction of its own', async () => {
+    const db = await open();
+    const atOnce = await trickle(db, 0, 15, 10);
+    const lingering = await trickle(db, 500, 15, 10);
+    expect(atOnce.succeeded).toBe(10);
+    expect(lingering.succeeded).toBe(20);
+    // At once: a claim and a record for each delivery. Lingering: one claim each, the record riding in the next
+    // (and the last recorded when the worker stops).
+    expect(atOnce.transactions).toBeGreaterThanOrEqual(18);
+    expect(lingering.transactions).toBeLessThanOrEqual(13);
+  });
+
+  it('a started worker does not hold results back while its claims leave work behind: a capped backlog drains at once', async () => {
+    const db = await open();
+    const clock = new FakeClock();
+    const outbox = openDeliveryOutbox(db, generateMessageId);
+    const sub = await subscription(db, await workspace(db));
+    for (let i = 0; i < 40; i += 1) await outbox.deliveries.enqueue({ subscriptionId: sub, eventType: 'message:new', payload: { i }, now: clock.now() });
+    let sent = 0;
+    const worker = new DeliveryWorker({
+      outbox, clock, owner: 'w1', concurrency: 16, perSubscriptionCap: 4, perEndpointCap: 16, perTenantCap: 16, recordLingerMs: 5_000,
+      onError: (error) => {
+        throw error;
+      },
+      send: async () => ((sent += 1), OK),
+    });
+    const started = performance.now();
+    worker.start(60_000);
+    // Ten claims of 4, each freed by the records before it: with the records held back 5 s each, this took 45 s.
+    while (sent < 40 && performance.now() - started < 4_000) await new Promise((r) => setTimeout(r, 10));
+    await worker.stop();
+    expect(sent).toBe(40);
+    expect((await db.sql.get(ATTEMPTS))!.n).toBe(40);
+  });
 });

@@ -19,6 +19,12 @@ export interface PickOptions {
    * without it the picker counts its own picks.
    */
   rotation?: number;
+  /**
+   * Told after each pick whether it may have left due work behind: a subscription at a cap, or given as many
+   * due rows as it had room for. The delivery worker records finished attempts at once then (their slots are
+   * wanted), and otherwise lets them wait for its next claim.
+   */
+  onPicked?: (leftBehind: boolean) => void;
 }
 
 interface DueRow {
@@ -227,6 +233,7 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     const subscriptions = await candidates;
     if (subscriptions.length === 0) {
       await pipelinedLive;
+      options.onPicked?.(false);
       return { ids: [], subscriptions: found };
     }
     const busy = new Map<string, number>();
@@ -253,14 +260,22 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     const prefetched = liveOf !== undefined && sql.dialect === 'postgres'
       ? await dueOfMany(subscriptions.map((sub) => ({ sub: sub.id, lim: Math.min(roomOf(sub), options.perSubscriptionCap - (liveOf.get(sub.id) ?? 0)) })), now)
       : undefined;
+    // Every candidate has due work: one left at a cap, or given all the room it had (it may have more), may
+    // leave some behind. Without the live leases counted, the room under its own cap is not known here.
+    let leftBehind = liveOf === undefined;
     for (const subscription of subscriptions) {
       const tenant = tenantOf(subscription);
       const endpoint = `${tenant} ${endpointOf(subscription.url)}`;
       const room = roomOf(subscription);
-      if (room <= 0) continue;
+      const ownRoom = Math.min(room, options.perSubscriptionCap - (liveOf?.get(subscription.id) ?? 0));
+      if (ownRoom <= 0) {
+        leftBehind = true;
+        continue;
+      }
       const rows = prefetched !== undefined
         ? (prefetched.get(subscription.id) ?? []).slice(0, room)
         : await dueOf(subscription.id, now, room, options.perSubscriptionCap, liveOf);
+      if (rows.length === 0 || rows.length >= ownRoom) leftBehind = true;
       if (rows.length === 0) continue;
       found.set(subscription.id, subscription);
       add(endpoint, rows.length);
@@ -278,7 +293,9 @@ export function createDeliveryPicker(sql: SqlExecutor) {
       rotation = options.rotation % Math.max(1, tenants.length);
     }
     const order = [...tenants.slice(rotation), ...tenants.slice(0, rotation)];
-    return { ids: interleave(order).slice(0, limit).map((row) => row.id), subscriptions: found };
+    const dealt = interleave(order);
+    options.onPicked?.(leftBehind || dealt.length > limit);
+    return { ids: dealt.slice(0, limit).map((row) => row.id), subscriptions: found };
   };
 
   return {

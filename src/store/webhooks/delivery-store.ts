@@ -35,6 +35,8 @@ export interface ClaimOptions {
   listenSessionId?: string | null;
   /** Which tenant is served first (see `PickOptions.rotation`); the outbox counts its claims here. */
   rotation?: number;
+  /** Told whether the claim may have left due work behind (see `PickOptions.onPicked`). */
+  onPicked?: (leftBehind: boolean) => void;
 }
 
 type SubscriptionFields = Pick<DeliveryRow, 'url' | 'secret' | 'listen_session_id' | 'workspace_id' | 'partner_id'>;
