@@ -105,7 +105,6 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     onError: (error) => ctx.logger.error('webhook worker failed', { error: String(error) }),
     onRecorded: (delivery, outcome, result, finishedAt) =>
       ctx.metrics.webhookAttempt(result.status, outcome.durationMs, finishedAt - delivery.createdAt),
-    // A finished attempt waits up to this long for the next claim (a wake-up's) rather than a transaction of its own.
     recordLingerMs: WEBHOOK_RECORD_LINGER_MS,
   });
   let started = false;
