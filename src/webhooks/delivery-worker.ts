@@ -85,8 +85,6 @@ export class DeliveryWorker {
   private recordTimer: NodeJS.Timeout | null = null;
   /** Whether the last claim may have left due work behind (see `PickOptions.onPicked`); until told, it may have. */
   private leftBehind = true;
-  /** Finished attempts may wait for the next claim: set by `start`, the real-timer mode. */
-  private lingering = false;
   private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim' | 'onRecorded'>> &
     Pick<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim' | 'onRecorded'>;
 
@@ -163,7 +161,8 @@ export class DeliveryWorker {
    */
   private recordsDue(): boolean {
     if (this.toRecord.length === 0) return false;
-    if (!this.lingering || this.stopped || this.leftBehind) return true;
+    // Waiting only while started (the poll timer runs: the real-timer mode), never once stopped.
+    if (this.timer === null || this.o.recordLingerMs === 0 || this.leftBehind) return true;
     return performance.now() - this.waitingSince >= this.o.recordLingerMs;
   }
 
@@ -272,7 +271,6 @@ export class DeliveryWorker {
   /** Polls with real timers. Idempotent. */
   start(pollMs = 250): void {
     this.stopped = false;
-    this.lingering = this.o.recordLingerMs > 0;
     if (this.timer !== null) return;
     this.timer = setInterval(() => this.poll(), pollMs);
     this.timer.unref();
@@ -298,7 +296,7 @@ export class DeliveryWorker {
       // The attempts that finish in this turn go in one pass (a pass under way takes them in its next), unless
       // they wait for the next claim.
       if (!this.recordsDue()) this.recordInTime();
-      else if (this.toRecord.length === 1 || this.lingering) setImmediate(() => void this.loop());
+      else if (this.toRecord.length === 1 || this.recordTimer !== null) setImmediate(() => void this.loop());
     });
   }
 

@@ -255,10 +255,12 @@ export function createDeliveryPicker(sql: SqlExecutor) {
       const endpoint = `${tenant} ${endpointOf(subscription.url)}`;
       return Math.min(limit, endpointCap - (busy.get(endpoint) ?? 0), tenantCap - (busy.get(tenant) ?? 0));
     };
+    // ...and under the subscription's own cap, as far as its live leases are counted.
+    const ownRoomOf = (subscription: Candidate): number => Math.min(roomOf(subscription), options.perSubscriptionCap - (liveOf?.get(subscription.id) ?? 0));
     // PostgreSQL: every subscription's due rows in one statement (one round trip, not one per subscription),
     // each asked for as much as the caps left it before this pick; trimmed below as the pick fills them.
     const prefetched = liveOf !== undefined && sql.dialect === 'postgres'
-      ? await dueOfMany(subscriptions.map((sub) => ({ sub: sub.id, lim: Math.min(roomOf(sub), options.perSubscriptionCap - (liveOf.get(sub.id) ?? 0)) })), now)
+      ? await dueOfMany(subscriptions.map((sub) => ({ sub: sub.id, lim: ownRoomOf(sub) })), now)
       : undefined;
     // Every candidate has due work: one left at a cap, or given all the room it had (it may have more), may
     // leave some behind. Without the live leases counted, the room under its own cap is not known here.
@@ -267,7 +269,7 @@ export function createDeliveryPicker(sql: SqlExecutor) {
       const tenant = tenantOf(subscription);
       const endpoint = `${tenant} ${endpointOf(subscription.url)}`;
       const room = roomOf(subscription);
-      const ownRoom = Math.min(room, options.perSubscriptionCap - (liveOf?.get(subscription.id) ?? 0));
+      const ownRoom = ownRoomOf(subscription);
       if (ownRoom <= 0) {
         leftBehind = true;
         continue;
