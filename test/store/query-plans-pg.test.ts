@@ -9,6 +9,9 @@
  * - The send claim (on its generic plan) fetches each claimed job by its key. With its per-account limit a
  *   parameter, the planner took a tenth of the queue for each account and, once the statistics showed a
  *   backlog, walked the whole queue in id order to meet them (48 ms a claim behind 5,000 queued sends).
+ * - The send completion (on its generic plan) reaches each message, its chat, account, file and reply by key.
+ *   With its messages joined to an unnest of the sent ids and to their chats, accounts and files, the generic
+ *   plan hashed a scan of the whole files table.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
@@ -57,7 +60,7 @@ afterAll(async () => {
 });
 
 /** The generic plan PostgreSQL makes for `statement` (what `allOnGenericPlan` runs), its numbers given inline. */
-async function genericPlanOf(statement: Statement, params: Record<string, number>): Promise<string> {
+async function genericPlanOf(statement: Statement, params: Record<string, number | string>): Promise<string> {
   const { text, names } = toPositional(statement.text.postgres);
   await client.query('SET plan_cache_mode = force_generic_plan');
   await client.query(`PREPARE generic_probe AS ${text}`);
@@ -118,5 +121,25 @@ describe('send claim query plan on PostgreSQL', () => {
     const plan = await genericPlanOf(claim!, { now: 1, limit: 64 });
     expect(plan).toMatch(/Index Scan using jobs_pkey on jobs j .*\n\s+Index Cond: \(id = q\.id\)/);
     expect(plan).not.toContain('Merge Join');
+  });
+});
+
+describe('send completion query plan on PostgreSQL', () => {
+  it('its generic plan reaches every message, chat and account by its key, with thousands of chats and messages', async () => {
+    await import('../../src/store/send-queue-store.js');
+    const finish = made.find((s) => s.text.postgres.startsWith('WITH removed AS (DELETE FROM jobs'));
+    expect(finish).toBeDefined();
+    // 3,000 contacts of the account, each with a message, as after a busy hour; fresh statistics.
+    await client.query(`INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
+      SELECT 1, 1, '+1415' || n, 'Contact ' || n, 'contact', 0 FROM generate_series(1, 3000) AS n`);
+    await client.query(`INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, created_at)
+      SELECT 'm' || c.id, 1, c.id, 1, 'sent', 'Pending', 0 FROM chats c`);
+    await client.query('ANALYZE chats, messages, messenger_accounts, jobs');
+    const plan = await genericPlanOf(finish!, { ids: "'{1,2,3}'", sentIds: "'{1,2}'", networkMessageIds: "'{n1,n2}'", now: 1 });
+    // (The account's table holds one row: scanning it is its cheapest read.)
+    for (const table of ['messages', 'chats', 'jobs']) expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
+    expect(plan).not.toMatch(/Hash (\w+ )?Join/);
+    expect(plan).toMatch(/Index Scan using messages_pkey on messages m .*\n\s+Index Cond: \(id = ANY \(\$\d+\)\)/);
+    expect(plan).toMatch(/Index Scan using chats_pkey on chats c .*\n\s+Index Cond: \(id = m\.chat_id\)/);
   });
 });

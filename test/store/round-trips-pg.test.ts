@@ -187,7 +187,9 @@ describe('round trips on PostgreSQL', () => {
       expect(lookedFirst(from)).toBe(true);
       from = statements.length;
       expect(await dispatcher.runDue(false)).toBe(0);
-      expect(statements.slice(from).map((head) => head.startsWith(NEXT_DUE))).toEqual([true]);
+      // (The previous completion's wake-up may go out meanwhile: the wake bus sends its NOTIFY up to 5 ms late.)
+      const ownStatements = statements.slice(from).filter((head) => !head.startsWith('SELECT pg_notify'));
+      expect(ownStatements.map((head) => head.startsWith(NEXT_DUE))).toEqual([true]);
     } finally {
       await engine.close();
     }
