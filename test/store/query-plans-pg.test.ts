@@ -125,7 +125,7 @@ describe('send claim query plan on PostgreSQL', () => {
 });
 
 describe('send completion query plan on PostgreSQL', () => {
-  it('its generic plan reaches every message, chat and account by its key, with thousands of chats and messages', async () => {
+  it('its generic plan reaches every message and chat by its key, with thousands of chats and messages', async () => {
     await import('../../src/store/send-queue-store.js');
     const finish = made.find((s) => s.text.postgres.startsWith('WITH removed AS (DELETE FROM jobs'));
     expect(finish).toBeDefined();
