@@ -1,13 +1,13 @@
 /**
  * What an event's webhook body is built from: for a message event the message, its chat, its account, its
- * file and its reactions; for a chat event the chat and its account. On PostgreSQL one statement reads them
+ * file and its reactions; for a chat event the chat and its account. On PostgreSQL one call (migration 17) reads them
  * all, the message and the chat events of a transaction together: inside a group commit every read is a round
  * trip, and a batch of incoming messages builds a body per event (counted under the mixed load: a third of all
  * statements were these reads). On SQLite, where a read is a function call, the stores' own reads.
  */
 import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
-import { CHAT_BY_ID, CHAT_ROW_JSON, type ChatRow } from './chat-store.js';
-import { FILE_BY_ID, FILE_COLUMNS, type FileRow } from './file-store.js';
+import { CHAT_BY_ID, type ChatRow } from './chat-store.js';
+import { FILE_BY_ID, type FileRow } from './file-store.js';
 import { flushReceived, MESSAGE_BY_ID, reactionsOf, type MessageRow } from './message-store.js';
 import { postgresOnly, type SqlExecutor } from './sql.js';
 
@@ -43,26 +43,11 @@ interface MessageViewRow {
   reactions: Record<string, number> | null;
 }
 
-// Each row a message needs is a sub-select of its own, not a join: PostgreSQL plans each alone (0.25 ms for the
-// statement), and every one is an index lookup whatever the plan. As one join of nine relations the reads took
-// 1.9 ms to plan for a connection's first five calls, then ran a generic plan that hash-joined a scan of the
-// whole chats table. row_to_json keeps every column under its name, as the single-row reads return them
-// (BIGINTs are numbers in both: JSON numbers here, and the pool's INT8 parser there).
-const VIEWS = postgresOnly<{ messages: MessageViewRow[] | null; chats: ChatEventView[] | null }>(
-  `SELECT
-     (SELECT json_agg(v) FROM (
-        SELECT row_to_json(m) AS message,
-          (SELECT ${CHAT_ROW_JSON} FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
-            WHERE c.id = m.chat_id AND c.workspace_id = m.workspace_id) AS chat,
-          (SELECT row_to_json(a) FROM messenger_accounts a WHERE a.id = m.messenger_account_id) AS account,
-          (SELECT row_to_json(f) FROM (SELECT ${FILE_COLUMNS} FROM files WHERE id = m.file_id) f) AS file,
-          (SELECT r.uid FROM messages r WHERE r.id = m.reply_to_id) AS reply_to_uid,
-          (SELECT json_object_agg(x.emoji, x.count ORDER BY x.emoji) FROM reactions x WHERE x.message_id = m.id) AS reactions
-        FROM messages m WHERE m.id = ANY(@messageIds::bigint[])) v) AS messages,
-     (SELECT json_agg(v) FROM (
-        SELECT ${CHAT_ROW_JSON} AS chat, row_to_json(a) AS account
-        FROM chats c JOIN messenger_accounts a ON a.id = c.messenger_account_id
-        WHERE c.id = ANY(@chatIds::bigint[])) v) AS chats`,
+// One call of migration 17's function, whose query runs on a generic plan each connection caches (as a statement
+// of its own, PostgreSQL planned it at every call). row_to_json keeps every column under its name, as the
+// single-row reads return them (BIGINTs are numbers in both: JSON numbers here, and the pool's INT8 parser there).
+const VIEWS = postgresOnly<{ message_views: MessageViewRow[] | null; chat_views: ChatEventView[] | null }>(
+  'SELECT message_views, chat_views FROM svc_event_views(@messageIds::bigint[], @chatIds::bigint[])',
 );
 
 const reactionsAsText = (reactions: Record<string, number> | null): Record<string, string> | null =>
@@ -78,7 +63,7 @@ export function createMessageEventViews(sql: SqlExecutor) {
       const chatWorkspace = new Map(chats.map((c) => [c.id, c.workspaceId]));
       if (sql.dialect === 'postgres') {
         const row = (await sql.get(VIEWS, { messageIds: [...new Set(messageIds)], chatIds: [...chatWorkspace.keys()] }))!;
-        for (const { message, chat, account, file, reply_to_uid: replyToUid, reactions } of row.messages ?? []) {
+        for (const { message, chat, account, file, reply_to_uid: replyToUid, reactions } of row.message_views ?? []) {
           if (chat === null || account === null) continue;
           views.messages.set(message.id, {
             // The columns SELECT_MESSAGE adds to the row.
@@ -89,7 +74,7 @@ export function createMessageEventViews(sql: SqlExecutor) {
             reactions: reactionsAsText(reactions),
           });
         }
-        for (const view of row.chats ?? []) {
+        for (const view of row.chat_views ?? []) {
           if (chatWorkspace.get(view.chat.id) === view.chat.workspace_id) views.chats.set(view.chat.id, view);
         }
         return views;

@@ -9,6 +9,8 @@
  * - The send claim (on its generic plan) fetches each claimed job by its key. With its per-account limit a
  *   parameter, the planner took a tenth of the queue for each account and, once the statistics showed a
  *   backlog, walked the whole queue in id order to meet them (48 ms a claim behind 5,000 queued sends).
+ * - The events' view (migration 17's function, on its generic plan) reads each message, chat and related row by
+ *   key: a generic plan of nine relations joined once hashed a scan of the whole chats table.
  * - The send completion (on its generic plan) reaches each message, its chat, account, file and reply by key.
  *   With its messages joined to an unnest of the sent ids and to their chats, accounts and files, the generic
  *   plan hashed a scan of the whole files table.
@@ -18,6 +20,7 @@ import pg from 'pg';
 import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { positionalValues, toPositional, type Statement } from '../../src/store/sql.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { EVENT_VIEWS_QUERY } from '../../src/store/migrations/017-event-views-function.js';
 
 /** Every statement the modules below make (module constants, made as they load), captured through `query`. */
 const made = vi.hoisted((): Statement[] => []);
@@ -62,10 +65,15 @@ afterAll(async () => {
 /** The generic plan PostgreSQL makes for `statement` (what `allOnGenericPlan` runs), its numbers given inline. */
 async function genericPlanOf(statement: Statement, params: Record<string, number | string>): Promise<string> {
   const { text, names } = toPositional(statement.text.postgres);
+  return genericPlanOfText(text, names.map((name) => params[name]!));
+}
+
+/** The generic plan of a text with `$n` parameters, their values given inline. */
+async function genericPlanOfText(text: string, values: ReadonlyArray<number | string>): Promise<string> {
   await client.query('SET plan_cache_mode = force_generic_plan');
   await client.query(`PREPARE generic_probe AS ${text}`);
   try {
-    const rows = (await client.query(`EXPLAIN EXECUTE generic_probe(${names.map((name) => params[name]).join(', ')})`)).rows as Array<{ 'QUERY PLAN': string }>;
+    const rows = (await client.query(`EXPLAIN EXECUTE generic_probe(${values.join(', ')})`)).rows as Array<{ 'QUERY PLAN': string }>;
     return rows.map((row) => row['QUERY PLAN']).join('\n');
   } finally {
     await client.query('DEALLOCATE generic_probe');
@@ -141,5 +149,24 @@ describe('send completion query plan on PostgreSQL', () => {
     expect(plan).not.toMatch(/Hash (\w+ )?Join/);
     expect(plan).toMatch(/Index Scan using messages_pkey on messages m .*\n\s+Index Cond: \(id = ANY \(\$\d+\)\)/);
     expect(plan).toMatch(/Index Scan using chats_pkey on chats c .*\n\s+Index Cond: \(id = m\.chat_id\)/);
+  });
+});
+
+describe("events' view query plan on PostgreSQL", () => {
+  it('the function runs its query on a generic plan, which reads every message, chat and account by key', async () => {
+    const { rows } = await client.query<{ config: string[] | null }>("SELECT proconfig AS config FROM pg_proc WHERE proname = 'svc_event_views'");
+    expect(rows).toEqual([{ config: ['plan_cache_mode=force_generic_plan'] }]);
+    // Thousands of chats and messages (made by the completion's test above, or here when run alone).
+    await client.query(`INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
+      SELECT 1, 1, '+1416' || n, 'Other ' || n, 'contact', 0 FROM generate_series(1, 3000) AS n`);
+    await client.query(`INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, created_at)
+      SELECT 'v' || c.id, 1, c.id, 1, 'received', 'Sent', 0 FROM chats c WHERE c.name LIKE 'Other %'`);
+    await client.query('ANALYZE chats, messages, messenger_accounts, files, reactions');
+    const text = EVENT_VIEWS_QUERY.replace('p_message_ids', '$1::bigint[]').replace('p_chat_ids', '$2::bigint[]');
+    const plan = await genericPlanOfText(text, ["'{1,2}'", "'{1}'"]);
+    for (const table of ['messages', 'chats']) expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
+    expect(plan).not.toMatch(/Hash (\w+ )?Join/);
+    expect(plan).toMatch(/Index Scan using messages_pkey on messages m .*\n\s+Index Cond: \(id = ANY \(\$1\)\)/);
+    expect(plan).toMatch(/Index Scan using chats_pkey on chats c(_\d+)? .*\n\s+Index Cond: \(id = ANY \(\$2\)\)/);
   });
 });

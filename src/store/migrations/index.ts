@@ -13,6 +13,7 @@ import { CHAT_PAGE_INDEX } from './013-chat-page-index.js';
 import { DELIVERY_MSG_INDEX_DROP } from './014-delivery-msg-index-drop.js';
 import { SQL_ASSERT } from './015-sql-assert.js';
 import { SEND_PATH_FOREIGN_KEYS } from './016-send-path-foreign-keys.js';
+import { EVENT_VIEWS_FUNCTION } from './017-event-views-function.js';
 import { forPostgres, forSqlite, type Migration, type MigrationSource } from './migration.js';
 
 export type { Migration, MigrationSource };
@@ -38,6 +39,7 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
   DELIVERY_MSG_INDEX_DROP,
   SQL_ASSERT,
   SEND_PATH_FOREIGN_KEYS,
+  EVENT_VIEWS_FUNCTION,
 ];
 
 /** What SQLite runs (src/store/database.ts), recorded in `user_version`. */
