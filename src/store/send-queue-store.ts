@@ -8,7 +8,7 @@
  */
 import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
 import { LEASE_JOB, SEND_QUEUE_HEADS, type JobRow } from './job-store.js';
-import { flushReceived, MESSAGE_BY_ID, SELECT_MESSAGE, type MessageRow } from './message-store.js';
+import { flushReceived, MESSAGE_ADDED_COLUMNS, MESSAGE_BY_ID, SELECT_MESSAGE, type MessageRow } from './message-store.js';
 import { allOnGenericPlan, postgresOnly, query, writeUnanswered, type SqlExecutor } from './sql.js';
 import { subscribedEventsSql } from './webhooks/subscription-store.js';
 
@@ -92,20 +92,14 @@ const FINAL = "('Sent', 'Failed')";
 // subscribes to, so the completion's events need no probe. It runs on its generic plan: PostgreSQL planned it at
 // every call (0.4-0.5 ms of planning against 0.15-0.17 of execution under the mixed load). So every row is reached
 // by its key whatever the estimates: the sent messages by `id = ANY`, each one's network id by its place in the
-// list (not joined to an unnest, whose size a generic plan guesses), and the message's account, chat, file and
-// reply each by a sub-select of its own (as joins, the generic plan hashed a scan of the whole files table). A
-// message's chat and account always exist (a chat is removed only while no message refers to it).
+// list (not joined to an unnest, whose size a generic plan guesses), and the message's added columns by
+// MESSAGE_ADDED_COLUMNS' sub-selects.
 const FINISH_JOBS = postgresOnly<MessageRow & { subscribed_events: string[] }>(
   `WITH removed AS (DELETE FROM jobs WHERE kind = 'send' AND ref_id = ANY(@ids::bigint[])),
    marked AS (UPDATE messages m SET status = 'Sent', sent_at = @now,
        network_message_id = (CAST(@networkMessageIds AS TEXT[]))[array_position(CAST(@sentIds AS BIGINT[]), m.id)]
      WHERE m.id = ANY(@sentIds::bigint[]) AND m.status NOT IN ${FINAL})
-   SELECT m.*,
-     (SELECT f.uid FROM files f WHERE f.id = m.file_id) AS file_uid,
-     (SELECT r.uid FROM messages r WHERE r.id = m.reply_to_id) AS reply_to_uid,
-     (SELECT a.phone FROM messenger_accounts a WHERE a.id = m.messenger_account_id) AS account_phone,
-     (SELECT c.contact_phone FROM chats c WHERE c.id = m.chat_id) AS contact_phone,
-     ${subscribedEventsSql('m.workspace_id')} AS subscribed_events
+   SELECT m.*, ${MESSAGE_ADDED_COLUMNS}, ${subscribedEventsSql('m.workspace_id')} AS subscribed_events
    FROM messages m WHERE m.id = ANY(@ids::bigint[])`,
 );
 const MARK_SENT = query(`UPDATE messages SET status = 'Sent', network_message_id = @networkMessageId, sent_at = @now WHERE id = @id AND status NOT IN ${FINAL}`);
