@@ -9,7 +9,7 @@ import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { query } from '../../src/store/sql.js';
 import { createStatsStore } from '../../src/store/stats-store.js';
 import { createDeliveryLogStore } from '../../src/store/webhooks/delivery-log-store.js';
-import { createDeliveryStore, type ClaimOptions } from '../../src/store/webhooks/delivery-store.js';
+import { createDeliveryStore, type ClaimedDelivery, type ClaimOptions } from '../../src/store/webhooks/delivery-store.js';
 import { OUTBOX_TRANSACTION, openDeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
 import { generateMessageId } from '../../src/webhooks/signature.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
@@ -135,8 +135,16 @@ describe('webhook outbox on PostgreSQL', () => {
     let inFlight = new Map<number, number>();
     const options = (owner: string): ClaimOptions => ({ now: 1, limit: 16, owner, leaseMs: 60_000, perSubscriptionCap: cap });
     for (let round = 0; seen.size < 300 && round < 200; round += 1) {
-      // Every replica claims at once; then each records what it took.
-      const claims = await Promise.all(replicas.map((outbox, r) => outbox.claimDue(options(`r${r}`))));
+      // Every replica claims at once; then each records what it took. The two subscriptions' caps (8 rows) are all a
+      // round can lease, so whichever claim takes the lock first takes the round: the replica that starts first
+      // changes from round to round, as it would between machines, so the work is shared whatever the timing.
+      const claims: ClaimedDelivery[][] = new Array(replicas.length);
+      await Promise.all(
+        replicas.map((_, i) => {
+          const r = (i + round) % replicas.length;
+          return replicas[r]!.claimDue(options(`r${r}`)).then((claimed) => (claims[r] = claimed));
+        }),
+      );
       inFlight = new Map();
       claims.forEach((claimed, r) => {
         for (const d of claimed) {
