@@ -14,6 +14,7 @@ import { DELIVERY_MSG_INDEX_DROP } from './014-delivery-msg-index-drop.js';
 import { SQL_ASSERT } from './015-sql-assert.js';
 import { SEND_PATH_FOREIGN_KEYS } from './016-send-path-foreign-keys.js';
 import { EVENT_VIEWS_FUNCTION } from './017-event-views-function.js';
+import { CREDIT_LEDGER_DEBIT_INDEX } from './018-credit-ledger-debit-index.js';
 import { forPostgres, forSqlite, type Migration, type MigrationSource } from './migration.js';
 
 export type { Migration, MigrationSource };
@@ -40,6 +41,7 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
   SQL_ASSERT,
   SEND_PATH_FOREIGN_KEYS,
   EVENT_VIEWS_FUNCTION,
+  CREDIT_LEDGER_DEBIT_INDEX,
 ];
 
 /** What SQLite runs (src/store/database.ts), recorded in `user_version`. */
