@@ -76,13 +76,16 @@ function queuePrefixes<Row extends { accountId: number; position: number }>(rows
 
 const RESERVE_SLOT = query('UPDATE messenger_accounts SET next_send_at = @nextSendAt WHERE id = @id');
 const TO_SENDING = query(`UPDATE messages SET status = 'Sending' WHERE id = @id AND status = 'Pending'`);
+// Every row by its key whatever the estimates (the claim runs on generic plans): an account's next slot by its
+// place in the list, the same for each of its claims. Joined to an unnest of the claims instead, the generic plan
+// guessed its size and hashed a scan of the whole jobs table (0.40 against 0.24 ms a call under the mixed load).
 const APPLY_CLAIMS = postgresOnly(
-  `WITH claims AS (SELECT * FROM unnest(@jobIds::bigint[], @accountIds::bigint[], @nextSendAts::bigint[], @messageIds::bigint[])
-       AS c(job_id, account_id, next_send_at, message_id)),
-     leased AS (UPDATE jobs j SET lease_owner = @owner, lease_until = @until, attempts = j.attempts + 1
-       FROM claims c WHERE j.id = c.job_id),
-     slots AS (UPDATE messenger_accounts a SET next_send_at = c.next_send_at FROM claims c WHERE a.id = c.account_id)
-   UPDATE messages m SET status = 'Sending' FROM claims c WHERE m.id = c.message_id AND m.status = 'Pending'`,
+  `WITH leased AS (UPDATE jobs SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1
+       WHERE id = ANY(@jobIds::bigint[])),
+     slots AS (UPDATE messenger_accounts a
+       SET next_send_at = (CAST(@nextSendAts AS BIGINT[]))[array_position(CAST(@accountIds AS BIGINT[]), a.id)]
+       WHERE a.id = ANY(@accountIds::bigint[]))
+   UPDATE messages SET status = 'Sending' WHERE id = ANY(@messageIds::bigint[]) AND status = 'Pending'`,
 );
 
 const REMOVE_JOB = query(`DELETE FROM jobs WHERE kind = 'send' AND ref_id = @refId`);

@@ -63,6 +63,13 @@ export interface WriteOptions {
    * them, 4-6 ms, in one count of live leases after a 10 s load; 0.06 ms once an index scan had passed).
    */
   indexScans?: boolean;
+  /**
+   * PostgreSQL: run every statement of the transaction on its generic plan (`SET LOCAL plan_cache_mode =
+   * force_generic_plan`, sent with its BEGIN), planned once per connection instead of at every call. Only for a
+   * transaction whose every statement reaches its rows by key whatever the estimates (test/store/query-plans-pg
+   * shows each): a generic plan that guesses a size and scans a table costs more than planning saves.
+   */
+  genericPlans?: boolean;
   /** A grouped write's share of its batch's prelude (`group-commit.ts`): reads made once for the whole batch. */
   prelude?: BatchPrelude;
   /** A grouped write's admission (`BatchAdmission`): refused without running unless it holds when the batch runs. */

@@ -75,6 +75,8 @@ export interface SqlExecutor {
   readonly memo?: Map<string, unknown>;
   /** Rows the open write transaction writes at its end, in one statement (absent outside write transactions). */
   readonly deferred?: DeferredWrites;
+  /** PostgreSQL, in a write transaction: its every statement runs on its generic plan (`WriteOptions.genericPlans`). */
+  readonly genericPlans?: boolean;
   /**
    * PostgreSQL, in a write transaction: sends a write whose answer decides nothing before the COMMIT (no rule
    * checked on it: check in the statement, `svc_assert`), so what follows it (more statements, the COMMIT) goes
@@ -106,7 +108,7 @@ const CHOSEN_PLAN = postgresOnly('SET LOCAL plan_cache_mode = auto');
  * their own, and the transaction's other statements keep PostgreSQL's choice. Elsewhere it simply runs it.
  */
 export async function allOnGenericPlan<Row>(sql: SqlExecutor, statement: Statement<Row>, params: Params): Promise<Row[]> {
-  if (sql.dialect !== 'postgres' || sql.memo === undefined) return sql.all(statement, params);
+  if (sql.dialect !== 'postgres' || sql.memo === undefined || sql.genericPlans === true) return sql.all(statement, params);
   const [, rows] = await Promise.all([sql.run(GENERIC_PLAN), sql.all(statement, params), sql.run(CHOSEN_PLAN)]);
   return rows;
 }

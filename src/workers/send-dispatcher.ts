@@ -53,7 +53,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     // send slot is reserved before that lock is released at the commit, so spacing holds across replicas. One
     // transaction claims the head of every account that is due (up to a batch), and of an unspaced account the
     // messages after it in turn: a commit per batch, not per message; a spaced account's next message is not
-    // due within it (its slot was just reserved).
+    // due within it (its slot was just reserved). On PostgreSQL its statements run on their generic plans, planned
+    // once per connection (each reaches its rows by key: test/store/query-plans-pg.test.ts).
     return inWriteTransaction(
       ctx,
       async (tx) => {
@@ -77,7 +78,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
         await tx.stores.sendQueue.applyClaims(claims, owner, now + tx.config.sendLeaseMs);
         return claimed;
       },
-      { isolation: 'read committed' },
+      { isolation: 'read committed', genericPlans: true },
     );
   };
 
@@ -185,7 +186,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
 
   // Finishes each message exactly once, a batch in one transaction: a copy of a job finished by another
   // process changes nothing. Should the transaction fail, the leases run out and the messages are handed to
-  // the network again, which answers with its earlier result (idempotent on the uid).
+  // the network again, which answers with its earlier result (idempotent on the uid). On generic plans, as the claim.
   const completeBatch = async (batch: ReadonlyArray<{ claimed: ClaimedSend; outcome: DeliveryOutcome }>): Promise<void> => {
     if (batch.length === 0) return;
     await inWriteTransaction(ctx, async (tx) => {
@@ -208,7 +209,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
           await restoreCredits(tx.stores.workspaces, workspaceId, message.id, message.credits, now);
         }
       }
-    });
+    }, { genericPlans: true });
   };
 
   return {

@@ -146,6 +146,19 @@ describe('PostgreSQL store', () => {
     expect((failedBefore as { code?: string }).code).toBe('23505');
   });
 
+  it('write: genericPlans plans every statement of the transaction generically, and only that transaction; it carries its other settings too', async () => {
+    const db = open({ poolSize: 1 });
+    const settings = query<{ plan: string; bitmap: string }>("SELECT current_setting('plan_cache_mode') AS plan, current_setting('enable_bitmapscan') AS bitmap");
+    const inside = await db.write(async (tx) => {
+      expect(tx.genericPlans).toBe(true);
+      return tx.get(settings);
+    }, { isolation: 'read committed', genericPlans: true, indexScans: true });
+    expect(inside).toEqual({ plan: 'force_generic_plan', bitmap: 'off' });
+    // The same (only) connection afterwards: the settings ended with the transaction.
+    expect(await db.write(async (tx) => tx.get(settings))).toEqual({ plan: 'auto', bitmap: 'on' });
+    expect(await db.sql.get(settings)).toEqual({ plan: 'auto', bitmap: 'on' });
+  });
+
   it('notify: the topics of a wake-up sent in a transaction reach every replica after the commit, not before', async () => {
     const [a, b] = [open(), open()];
     const seen: string[] = [];

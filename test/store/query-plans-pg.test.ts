@@ -11,6 +11,8 @@
  *   backlog, walked the whole queue in id order to meet them (48 ms a claim behind 5,000 queued sends).
  * - The events' view (migration 17's function, on its generic plan) reads each message, chat and related row by
  *   key: a generic plan of nine relations joined once hashed a scan of the whole chats table.
+ * - The send claim's leases (on their generic plan) update each job, account and message by its key. Joined to an
+ *   unnest of the claims, the generic plan guessed its size and hashed a scan of the whole jobs table.
  * - The send completion (on its generic plan) reaches each message, its chat, account, file and reply by key.
  *   With its messages joined to an unnest of the sent ids and to their chats, accounts and files, the generic
  *   plan hashed a scan of the whole files table.
@@ -149,6 +151,19 @@ describe('send completion query plan on PostgreSQL', () => {
     expect(plan).not.toMatch(/Hash (\w+ )?Join/);
     expect(plan).toMatch(/Index Scan using messages_pkey on messages m .*\n\s+Index Cond: \(id = ANY \(\$\d+\)\)/);
     expect(plan).toMatch(/Index Scan using chats_pkey on chats c .*\n\s+Index Cond: \(id = m\.chat_id\)/);
+  });
+});
+
+describe('send claim leases query plan on PostgreSQL', () => {
+  it("its generic plan leases each job and moves each message by its key, with 15,000 queued and the completion's 3,000 messages", async () => {
+    await import('../../src/store/send-queue-store.js');
+    const apply = made.find((s) => s.text.postgres.startsWith('WITH leased AS (UPDATE jobs'));
+    expect(apply).toBeDefined();
+    await client.query('ANALYZE jobs, messages, messenger_accounts');
+    const plan = await genericPlanOf(apply!, { jobIds: "'{1,2}'", accountIds: "'{1,1}'", nextSendAts: "'{5,5}'", messageIds: "'{1,2}'", owner: "'w1'", until: 9 });
+    for (const table of ['jobs', 'messages']) expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
+    expect(plan).not.toMatch(/Hash (\w+ )?Join/);
+    expect(plan).toMatch(/Index Scan using jobs_pkey on jobs\s.*\n\s+Index Cond: \(id = ANY \(\$\d+\)\)/);
   });
 });
 

@@ -101,15 +101,17 @@ describe('round trips on PostgreSQL', () => {
       expect(accept[1]![0]).toBe('WITH rows AS');
       expect(lastTrip(accept)).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
       // BEGIN with the read of the due heads; the leases with the COMMIT.
-      const claim = including('WITH claims AS');
+      const claim = including('WITH leased AS');
       expect(claim).toHaveLength(2);
-      expect(lastTrip(claim)).toEqual(['WITH claims AS', 'COMMIT']);
+      expect(lastTrip(claim)).toEqual(['WITH leased AS', 'COMMIT']);
       // BEGIN with the jobs removed, the message marked Sent and read (its workspace's subscriptions with it); the
       // message:sent:new body; its deliveries with the COMMIT. No probe of the subscriptions.
       const complete = including('WITH removed AS');
       expect(complete).toHaveLength(3);
       expect(lastTrip(complete)).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
       expect(ran.flat(2).filter((head) => head.startsWith('SELECT DISTINCT s.workspace_id'))).toEqual([]);
+      // Both run on generic plans, set with their BEGIN: no statement of their own for it.
+      expect([...claim, ...complete].flat()).not.toContain('SET LOCAL plan_cache_mode');
     } finally {
       await engine.close();
     }

@@ -101,13 +101,17 @@ export class PgDatabase implements SqlDatabase {
    */
   async write<T>(fn: (tx: SqlExecutor) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     if (options.grouped === true) return this.groups.push(fn, options.order, options.prelude, options.admission);
-    const begin = options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE';
-    // One message for both (a simple query of two statements), sent with the transaction's first statement.
-    return this.transaction(options.indexScans === true ? `${begin}; SET LOCAL enable_bitmapscan = off` : begin, fn);
+    const begin = [
+      options.isolation === 'read committed' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL SERIALIZABLE',
+      ...(options.indexScans === true ? ['SET LOCAL enable_bitmapscan = off'] : []),
+      ...(options.genericPlans === true ? ['SET LOCAL plan_cache_mode = force_generic_plan'] : []),
+    ];
+    // One message for all (a simple query of several statements), sent with the transaction's first statement.
+    return this.transaction(begin.join('; '), fn, options.genericPlans === true);
   }
 
   /** One transaction on one connection; what `fn` deferred (`tx.deferred`) is written just before the COMMIT. */
-  private async transaction<T>(begin: string, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  private async transaction<T>(begin: string, fn: (tx: SqlExecutor) => Promise<T>, genericPlans = false): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const client = await this.gate.acquire();
       let broken: Error | undefined;
@@ -117,7 +121,7 @@ export class PgDatabase implements SqlDatabase {
         // statements behind it too; awaited after `fn` for a transaction that sent none.
         const began = client.query(begin);
         began.catch(() => undefined);
-        const tx = pgExecutor(client, { memo: new Map(), deferred: new DeferredWrites(), sent });
+        const tx = pgExecutor(client, { memo: new Map(), deferred: new DeferredWrites(), sent, genericPlans });
         const result = await fn(tx);
         await began;
         await flushDeferred(tx);

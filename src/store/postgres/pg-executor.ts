@@ -36,6 +36,8 @@ export interface PgTransactionState {
   memo: Map<string, unknown>;
   deferred: DeferredWrites;
   sent: Array<Promise<unknown>>;
+  /** Every statement of the transaction runs on its generic plan (`WriteOptions.genericPlans`). */
+  genericPlans?: boolean;
 }
 
 /** The SqlExecutor of a pool, or of one write transaction's client (with the transaction's state). */
@@ -48,7 +50,7 @@ export function pgExecutor(target: Queryable, transaction?: PgTransactionState):
   });
   return {
     dialect: 'postgres',
-    ...(transaction && { memo: transaction.memo, deferred: transaction.deferred, sendBeforeCommit }),
+    ...(transaction && { memo: transaction.memo, deferred: transaction.deferred, sendBeforeCommit, genericPlans: transaction.genericPlans === true }),
     all: async <Row>(statement: Statement<Row>, params?: Params) => (await execute(target, statement, params)).rows as Row[],
     get: async <Row>(statement: Statement<Row>, params?: Params) =>
       (await execute(target, statement, params)).rows[0] as Row | undefined,
