@@ -18,23 +18,12 @@ const RECORD_DELIVERY = query(
    ON CONFLICT DO NOTHING`,
 );
 // The three above for a run of hand-overs (an unspaced account's claimed messages, in queue order) in one
-// statement, one round trip on PostgreSQL however long the run: each one's earlier delivery and whether its
-// number is unreachable are read from the statement's snapshot, and the new ones are recorded in order. A copy
-// recorded meanwhile by another process is left alone (ON CONFLICT); both carry the same id.
+// statement, one round trip on PostgreSQL however long the run: migration 20's function (its query is there), so
+// the statement is planned once per connection, not at every call.
 const HAND_OVER_RUN = postgresOnly<{ earlier: string | null; unreachable: boolean }>(
-  `WITH judged AS (
-     SELECT r.ord, r.uid, r.network_id,
-       (SELECT d.network_message_id FROM sim_deliveries d WHERE d.message_uid = r.uid) AS earlier,
-       EXISTS (SELECT 1 FROM messenger_accounts a
-               JOIN sim_numbers n ON n.phone = CAST(a.workspace_id AS TEXT) || ':' || r.phone
-               WHERE a.phone = r.account_phone AND n.unreachable = 1) AS unreachable,
-       r.at
-     FROM unnest(@uids::text[], @networkIds::text[], @phones::text[], @accountPhones::text[], @ats::bigint[])
-       WITH ORDINALITY AS r(uid, network_id, phone, account_phone, at, ord)),
-   recorded AS (INSERT INTO sim_deliveries (message_uid, network_message_id, delivered_at)
-     SELECT uid, network_id, at FROM judged WHERE earlier IS NULL AND NOT unreachable ORDER BY ord
-     ON CONFLICT DO NOTHING)
-   SELECT earlier, unreachable FROM judged ORDER BY ord`,
+  `SELECT earlier_id AS earlier, is_unreachable AS unreachable
+   FROM svc_sim_hand_over(@uids::text[], @networkIds::text[], @phones::text[], @accountPhones::text[], @ats::bigint[])
+   ORDER BY run_index`,
 );
 
 /** One message handed to the simulated network: src/network's `SimHandOver` (a store may not import it). */

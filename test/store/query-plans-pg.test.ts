@@ -13,6 +13,8 @@
  *   key: a generic plan of nine relations joined once hashed a scan of the whole chats table.
  * - The send claim's leases (on their generic plan) update each job, account and message by its key. Joined to an
  *   unnest of the claims, the generic plan guessed its size and hashed a scan of the whole jobs table.
+ * - The sim hand-over (migration 20's function, on its generic plan) reads each earlier delivery, account and
+ *   unreachable number by key.
  * - The send completion (on its generic plan) reaches each message, its chat, account, file and reply by key.
  *   With its messages joined to an unnest of the sent ids and to their chats, accounts and files, the generic
  *   plan hashed a scan of the whole files table.
@@ -23,6 +25,7 @@ import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { positionalValues, toPositional, type Statement } from '../../src/store/sql.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { EVENT_VIEWS_QUERY } from '../../src/store/migrations/017-event-views-function.js';
+import { SIM_HAND_OVER_QUERY } from '../../src/store/migrations/020-sim-hand-over-function.js';
 
 /** Every statement the modules below make (module constants, made as they load), captured through `query`. */
 const made = vi.hoisted((): Statement[] => []);
@@ -183,5 +186,23 @@ describe("events' view query plan on PostgreSQL", () => {
     expect(plan).not.toMatch(/Hash (\w+ )?Join/);
     expect(plan).toMatch(/Index Scan using messages_pkey on messages m .*\n\s+Index Cond: \(id = ANY \(\$1\)\)/);
     expect(plan).toMatch(/Index Scan using chats_pkey on chats c(_\d+)? .*\n\s+Index Cond: \(id = ANY \(\$2\)\)/);
+  });
+});
+
+describe('sim hand-over query plan on PostgreSQL', () => {
+  it('the function runs its query on a generic plan, which reads deliveries and numbers by key with thousands of them', async () => {
+    const { rows } = await client.query<{ config: string[] | null }>("SELECT proconfig AS config FROM pg_proc WHERE proname = 'svc_sim_hand_over'");
+    expect(rows).toEqual([{ config: ['plan_cache_mode=force_generic_plan'] }]);
+    // 3,000 earlier deliveries and numbers marked unreachable; fresh statistics.
+    await client.query(`INSERT INTO sim_deliveries (message_uid, network_message_id, delivered_at) SELECT 'u' || n, 'n' || n, 0 FROM generate_series(1, 3000) AS n`);
+    await client.query(`INSERT INTO sim_numbers (phone, unreachable) SELECT '1:+1417' || n, 1 FROM generate_series(1, 3000) AS n`);
+    await client.query('ANALYZE sim_deliveries, sim_numbers, messenger_accounts');
+    let text = SIM_HAND_OVER_QUERY;
+    ['p_uids', 'p_network_ids', 'p_phones', 'p_account_phones'].forEach((name, i) => (text = text.replace(name, `$${i + 1}::text[]`)));
+    const plan = await genericPlanOfText(text.replace('p_ats', '$5::bigint[]'), ["'{u1,x}'", "'{n1,n2}'", "'{+1,+2}'", "'{+15550001111,+15550001111}'", "'{1,2}'"]);
+    for (const table of ['sim_deliveries', 'sim_numbers']) expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
+    expect(plan).not.toMatch(/Hash (\w+ )?Join/);
+    expect(plan).toMatch(/Index Scan using sim_deliveries_pkey on sim_deliveries d\s.*\n\s+Index Cond: \(message_uid = r\.uid\)/);
+    expect(plan).toMatch(/Index (Only )?Scan using sim_numbers_pkey on sim_numbers n/);
   });
 });

@@ -16,6 +16,7 @@ import { SEND_PATH_FOREIGN_KEYS } from './016-send-path-foreign-keys.js';
 import { EVENT_VIEWS_FUNCTION } from './017-event-views-function.js';
 import { CREDIT_LEDGER_DEBIT_INDEX } from './018-credit-ledger-debit-index.js';
 import { ACCOUNTS_BY_USER_INDEX } from './019-accounts-by-user-index.js';
+import { SIM_HAND_OVER_FUNCTION } from './020-sim-hand-over-function.js';
 import { forPostgres, forSqlite, type Migration, type MigrationSource } from './migration.js';
 
 export type { Migration, MigrationSource };
@@ -44,6 +45,7 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
   EVENT_VIEWS_FUNCTION,
   CREDIT_LEDGER_DEBIT_INDEX,
   ACCOUNTS_BY_USER_INDEX,
+  SIM_HAND_OVER_FUNCTION,
 ];
 
 /** What SQLite runs (src/store/database.ts), recorded in `user_version`. */
