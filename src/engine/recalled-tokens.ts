@@ -24,7 +24,7 @@ export const MAX_RECALLED = 10_000;
 const unauthorized = (): Error => new SvcError('unauthorized', 'The API token is missing or invalid');
 
 interface TokenCheck {
-  hash: Buffer;
+  token: string;
   workspaceId: number;
 }
 
@@ -36,9 +36,12 @@ export class RecalledTokens {
   constructor(private readonly now: () => number) {
     this.check = async (tx: SqlExecutor, args: unknown[]) => {
       const checks = args as TokenCheck[];
-      const hashes = [...new Map(checks.map((c) => [c.hash.toString('hex'), c.hash])).values()];
-      const live = new Map((await createWorkspaceStore(tx).liveTokens(hashes)).map((row) => [row.token_hash.toString('hex'), row.workspace_id]));
-      return checks.map(({ hash, workspaceId }) => {
+      // Each token hashed once a batch, not once a write: a batch's writes mostly share a few tokens.
+      const hashes = new Map<string, Buffer>();
+      for (const { token } of checks) if (!hashes.has(token)) hashes.set(token, hashToken(token));
+      const live = new Map((await createWorkspaceStore(tx).liveTokens([...hashes.values()])).map((row) => [row.token_hash.toString('hex'), row.workspace_id]));
+      return checks.map(({ token, workspaceId }) => {
+        const hash = hashes.get(token)!;
         const admitted = live.get(hash.toString('hex')) === workspaceId;
         if (admitted) this.confirm(hash, workspaceId);
         else this.forget(hash);
@@ -72,6 +75,6 @@ export class RecalledTokens {
 
   /** The admission of a write made with `token` for `workspaceId`: refused (unauthorized) unless the token is live then. */
   admission(token: string, workspaceId: number): BatchAdmission {
-    return { check: this.check, arg: { hash: hashToken(token), workspaceId } satisfies TokenCheck, refusal: unauthorized };
+    return { check: this.check, arg: { token, workspaceId } satisfies TokenCheck, refusal: unauthorized };
   }
 }
