@@ -89,14 +89,24 @@ describe('look-ups by a foreign key on PostgreSQL', () => {
     await database?.drop();
   });
 
-  it('find them by index among 20,000 ledger rows and 20,000 accounts', async () => {
+  it('find them by index among 20,000 ledger rows and 20,000 accounts, on the plan for the values and on the generic one', async () => {
     for (const { statement, index } of await lookUps()) {
       const { text, names } = toPositional(statement.text.postgres);
-      const values = positionalValues(names, { ...someValues(statement.text.postgres), workspaceId: 500 });
-      const rows = (await client.query(`EXPLAIN ${text}`, values)).rows as Array<{ 'QUERY PLAN': string }>;
-      const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
-      expect(plan).toMatch(new RegExp(`Index (Only )?Scan( Backward)? using ${index.source} on`));
-      expect(plan).not.toMatch(/Seq Scan on (credit_ledger|messenger_accounts)/);
+      const values = positionalValues(names, { ...someValues(statement.text.postgres), workspaceId: 500 }) as number[];
+      // The generic plan is the one a failed send's completion runs (`WriteOptions.genericPlans`).
+      await client.query(`PREPARE lookup AS ${text}`);
+      try {
+        for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+          await client.query(`SET plan_cache_mode = ${mode}`);
+          const rows = (await client.query(`EXPLAIN EXECUTE lookup(${values.join(', ')})`)).rows as Array<{ 'QUERY PLAN': string }>;
+          const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+          expect(plan).toMatch(new RegExp(`Index (Only )?Scan( Backward)? using ${index.source} on`));
+          expect(plan).not.toMatch(/Seq Scan on (credit_ledger|messenger_accounts)/);
+        }
+      } finally {
+        await client.query('DEALLOCATE lookup');
+        await client.query('RESET plan_cache_mode');
+      }
     }
   });
 });
