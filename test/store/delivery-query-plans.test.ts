@@ -6,17 +6,8 @@ import { tempDir } from '../support/run-cli.js';
 
 /** Every statement the modules below make (module constants, made as they load), captured through `query`. */
 const made = vi.hoisted((): Statement[] => []);
-vi.mock('../../src/store/sql.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/store/sql.js')>();
-  return {
-    ...actual,
-    query: (...args: Parameters<typeof actual.query>) => {
-      const statement = actual.query(...args);
-      made.push(statement);
-      return statement;
-    },
-  };
-});
+vi.mock('../../src/store/sql.js', async (importOriginal) =>
+  (await import('../support/statement-capture.js')).capturingSql(await importOriginal(), made));
 
 /** The SQLite text of every statement over webhook_deliveries of the stores that read or write it. */
 async function deliveryStatements(): Promise<string[]> {

@@ -18,17 +18,8 @@ import { tempDir } from '../support/run-cli.js';
 
 /** Every statement the modules below make (module constants, made as they load), captured through `query`. */
 const made = vi.hoisted((): Statement[] => []);
-vi.mock('../../src/store/sql.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/store/sql.js')>();
-  return {
-    ...actual,
-    query: (...args: Parameters<typeof actual.query>) => {
-      const statement = actual.query(...args);
-      made.push(statement);
-      return statement;
-    },
-  };
-});
+vi.mock('../../src/store/sql.js', async (importOriginal) =>
+  (await import('../support/statement-capture.js')).capturingSql(await importOriginal(), made));
 
 /** The look-ups, each with the index it must use: the restore's two by message, and a user's latest account. */
 async function lookUps(): Promise<Array<{ statement: Statement; index: RegExp }>> {

@@ -29,15 +29,8 @@ import { SIM_HAND_OVER_QUERY } from '../../src/store/migrations/020-sim-hand-ove
 
 /** Every statement the modules below make (module constants, made as they load), captured through `query`. */
 const made = vi.hoisted((): Statement[] => []);
-vi.mock('../../src/store/sql.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/store/sql.js')>();
-  const capture = <F extends (...args: never[]) => Statement>(make: F) => ((...args: Parameters<F>) => {
-    const statement = make(...args);
-    made.push(statement);
-    return statement;
-  }) as F;
-  return { ...actual, query: capture(actual.query), postgresOnly: capture(actual.postgresOnly) };
-});
+vi.mock('../../src/store/sql.js', async (importOriginal) =>
+  (await import('../support/statement-capture.js')).capturingSql(await importOriginal(), made));
 
 let database: TestDatabase;
 let client: pg.Client;
