@@ -9,7 +9,7 @@
 import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
 import { LEASE_JOB, SEND_QUEUE_HEADS, type JobRow } from './job-store.js';
 import { flushReceived, MESSAGE_ADDED_COLUMNS, MESSAGE_BY_ID, SELECT_MESSAGE, type MessageRow } from './message-store.js';
-import { allOnGenericPlan, postgresOnly, query, writeUnanswered, type SqlExecutor } from './sql.js';
+import { postgresOnly, query, writeUnanswered, type SqlExecutor } from './sql.js';
 import { subscribedEventsSql } from './webhooks/subscription-store.js';
 
 /** A claimed head: its job, and its message, account and workspace interval as they are (missing: gone). */
@@ -92,7 +92,8 @@ const REMOVE_JOB = query(`DELETE FROM jobs WHERE kind = 'send' AND ref_id = @ref
 const FINAL = "('Sent', 'Failed')";
 // One statement: the jobs removed, the messages the network took marked Sent (unless already final), and the
 // messages read as they were before (the statement's snapshot), each with the event types its workspace
-// subscribes to, so the completion's events need no probe. It runs on its generic plan: PostgreSQL planned it at
+// subscribes to, so the completion's events need no probe. It runs on its generic plan (the dispatcher's
+// completion transaction is on generic plans, `WriteOptions.genericPlans`): PostgreSQL planned it at
 // every call (0.4-0.5 ms of planning against 0.15-0.17 of execution under the mixed load). So every row is reached
 // by its key whatever the estimates: the sent messages by `id = ANY`, each one's network id by its place in the
 // list (not joined to an unnest, whose size a generic plan guesses), and the message's added columns by
@@ -125,9 +126,10 @@ export function createSendQueueStore(sql: SqlExecutor) {
     async claimDueHeads(now: number, limit: number): Promise<ClaimedHead[]> {
       await flushReceived(sql);
       if (postgres) {
-        // On its generic plan (`allOnGenericPlan`): PostgreSQL planned it at most calls (mixed load, one run: 60
-        // plans in 133 calls, 1.0 ms of planning a call against 0.87 of execution; generic: 0.79, 10 plans in 147).
-        const rows = (await allOnGenericPlan(sql, CLAIM_HEADS, { now, limit })).map((row) => ({ ...row, accountId: row.account.id, position: Number(row.position) }));
+        // On its generic plan, as the dispatcher's claim transaction runs (`WriteOptions.genericPlans`): PostgreSQL
+        // planned it at most calls (mixed load, one run: 60 plans in 133 calls, 1.0 ms of planning a call against
+        // 0.87 of execution; generic: 0.79, 10 plans in 147).
+        const rows = (await sql.all(CLAIM_HEADS, { now, limit })).map((row) => ({ ...row, accountId: row.account.id, position: Number(row.position) }));
         return queuePrefixes(rows).map((row) => ({ job: row.job, message: row.message ?? undefined, account: row.account, sendIntervalMs: row.send_interval_ms }));
       }
       const heads: ClaimedHead[] = [];
@@ -178,7 +180,7 @@ export function createSendQueueStore(sql: SqlExecutor) {
       if (postgres) {
         finished.subscribedEvents = new Map();
         const params = { ids, sentIds: sent.map((m) => m.id), networkMessageIds: sent.map((m) => m.networkMessageId), now };
-        for (const { subscribed_events: subscribed, ...message } of await allOnGenericPlan(sql, FINISH_JOBS, params)) {
+        for (const { subscribed_events: subscribed, ...message } of await sql.all(FINISH_JOBS, params)) {
           finished.messages.set(message.id, message);
           finished.subscribedEvents.set(message.workspace_id, subscribed);
         }

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import { openDatabase } from '../../src/store/database.js';
-import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { positionalValues, toPositional, type Statement } from '../../src/store/sql.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { tempDir } from '../support/run-cli.js';
 
 /** Every statement the modules below make (module constants, made as they load), captured through `query`. */
@@ -22,7 +22,7 @@ vi.mock('../../src/store/sql.js', async (importOriginal) =>
   (await import('../support/statement-capture.js')).capturingSql(await importOriginal(), made));
 
 /** The look-ups, each with the index it must use: the restore's two by message, and a user's latest account. */
-async function lookUps(): Promise<Array<{ statement: Statement; index: RegExp }>> {
+async function lookUps(): Promise<Array<{ statement: Statement; table: string; index: RegExp }>> {
   await import('../../src/store/workspace-store.js');
   await import('../../src/store/account-store.js');
   await import('../../src/store/partner-store.js');
@@ -31,8 +31,8 @@ async function lookUps(): Promise<Array<{ statement: Statement; index: RegExp }>
   const byUser = made.filter((s) => /FROM messenger_accounts WHERE user_id = (@userId|u\.id)/.test(s.text.sqlite));
   expect(byUser.length).toBe(3); // the account store's, the partner store's user list and user read
   return [
-    ...byMessage.map((statement) => ({ statement, index: /credit_ledger_(message_debit|one_restore)/ })),
-    ...byUser.map((statement) => ({ statement, index: /messenger_accounts_user/ })),
+    ...byMessage.map((statement) => ({ statement, table: 'credit_ledger', index: /credit_ledger_(message_debit|one_restore)/ })),
+    ...byUser.map((statement) => ({ statement, table: 'messenger_accounts', index: /messenger_accounts_user/ })),
   ];
 }
 
@@ -43,10 +43,9 @@ describe('look-ups by a foreign key on SQLite', () => {
   it('find the debit and the restore of a message, and a user\'s latest account, by index', async () => {
     const db = openDatabase(join(tempDir(), 'svc.db'));
     try {
-      for (const { statement, index } of await lookUps()) {
+      for (const { statement, table, index } of await lookUps()) {
         const sql = statement.text.sqlite;
         const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(someValues(sql)) as Array<{ detail: string }>).map((r) => r.detail).join('\n');
-        const table = index.source.startsWith('credit') ? 'credit_ledger' : 'messenger_accounts';
         expect(plan).toMatch(new RegExp(`SEARCH ${table} USING (COVERING )?INDEX ${index.source}`));
         expect(plan).not.toMatch(new RegExp(`SCAN ${table}\\b`));
       }
@@ -60,10 +59,7 @@ describe('look-ups by a foreign key on PostgreSQL', () => {
   let database: TestDatabase;
   let client: pg.Client;
   beforeAll(async () => {
-    database = await createTestDatabase('lookup_indexes');
-    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
-    await migratePostgres(pool);
-    await pool.end();
+    database = await createMigratedTestDatabase('lookup_indexes');
     client = new pg.Client({ connectionString: database.url });
     await client.connect();
     // 20,000 sends' debits and a few restores; 1,000 workspaces of 20 users, each with an account.

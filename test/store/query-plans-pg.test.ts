@@ -21,9 +21,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
-import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { positionalValues, toPositional, type Statement } from '../../src/store/sql.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { EVENT_VIEWS_QUERY } from '../../src/store/migrations/017-event-views-function.js';
 import { SIM_HAND_OVER_QUERY } from '../../src/store/migrations/020-sim-hand-over-function.js';
 
@@ -36,10 +36,7 @@ let database: TestDatabase;
 let client: pg.Client;
 
 beforeAll(async () => {
-  database = await createTestDatabase('query_plans');
-  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
-  await migratePostgres(pool);
-  await pool.end();
+  database = await createMigratedTestDatabase('query_plans');
   client = new pg.Client({ connectionString: database.url });
   await client.connect();
   // A few thousand deliveries of one subscription, as after a minute of traffic, with fresh statistics.
@@ -60,7 +57,7 @@ afterAll(async () => {
   await database.drop();
 });
 
-/** The generic plan PostgreSQL makes for `statement` (what `allOnGenericPlan` runs), its numbers given inline. */
+/** The generic plan PostgreSQL makes for `statement` (what `allOnGenericPlan` and a `genericPlans` transaction run), its numbers given inline. */
 async function genericPlanOf(statement: Statement, params: Record<string, number | string>): Promise<string> {
   const { text, names } = toPositional(statement.text.postgres);
   return genericPlanOfText(text, names.map((name) => params[name]!));
@@ -77,6 +74,12 @@ async function genericPlanOfText(text: string, values: ReadonlyArray<number | st
     await client.query('DEALLOCATE generic_probe');
     await client.query('RESET plan_cache_mode');
   }
+}
+
+/** A plan that reaches rows by key: no sequential scan of `tables` (a one-row table's scan is its cheapest read), no hash join. */
+function expectByKey(plan: string, tables: readonly string[]): void {
+  for (const table of tables) expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
+  expect(plan).not.toMatch(/Hash (\w+ )?Join/);
 }
 
 /** The plan PostgreSQL makes for `statement` with these values. */
@@ -143,8 +146,7 @@ describe('send completion query plan on PostgreSQL', () => {
     await client.query('ANALYZE chats, messages, messenger_accounts, jobs');
     const plan = await genericPlanOf(finish!, { ids: "'{1,2,3}'", sentIds: "'{1,2}'", networkMessageIds: "'{n1,n2}'", now: 1 });
     // (The account's table holds one row: scanning it is its cheapest read.)
-    for (const table of ['messages', 'chats', 'jobs']) expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
-    expect(plan).not.toMatch(/Hash (\w+ )?Join/);
+    expectByKey(plan, ['messages', 'chats', 'jobs']);
     expect(plan).toMatch(/Index Scan using messages_pkey on messages m .*\n\s+Index Cond: \(id = ANY \(\$\d+\)\)/);
     expect(plan).toMatch(/Index Scan using chats_pkey on chats c .*\n\s+Index Cond: \(id = m\.chat_id\)/);
   });
@@ -157,8 +159,7 @@ describe('send claim leases query plan on PostgreSQL', () => {
     expect(apply).toBeDefined();
     await client.query('ANALYZE jobs, messages, messenger_accounts');
     const plan = await genericPlanOf(apply!, { jobIds: "'{1,2}'", accountIds: "'{1,1}'", nextSendAts: "'{5,5}'", messageIds: "'{1,2}'", owner: "'w1'", until: 9 });
-    for (const table of ['jobs', 'messages']) expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
-    expect(plan).not.toMatch(/Hash (\w+ )?Join/);
+    expectByKey(plan, ['jobs', 'messages']);
     expect(plan).toMatch(/Index Scan using jobs_pkey on jobs\s.*\n\s+Index Cond: \(id = ANY \(\$\d+\)\)/);
   });
 });
@@ -175,8 +176,7 @@ describe("events' view query plan on PostgreSQL", () => {
     await client.query('ANALYZE chats, messages, messenger_accounts, files, reactions');
     const text = EVENT_VIEWS_QUERY.replace('p_message_ids', '$1::bigint[]').replace('p_chat_ids', '$2::bigint[]');
     const plan = await genericPlanOfText(text, ["'{1,2}'", "'{1}'"]);
-    for (const table of ['messages', 'chats']) expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
-    expect(plan).not.toMatch(/Hash (\w+ )?Join/);
+    expectByKey(plan, ['messages', 'chats']);
     expect(plan).toMatch(/Index Scan using messages_pkey on messages m .*\n\s+Index Cond: \(id = ANY \(\$1\)\)/);
     expect(plan).toMatch(/Index Scan using chats_pkey on chats c(_\d+)? .*\n\s+Index Cond: \(id = ANY \(\$2\)\)/);
   });
@@ -193,8 +193,7 @@ describe('sim hand-over query plan on PostgreSQL', () => {
     let text = SIM_HAND_OVER_QUERY;
     ['p_uids', 'p_network_ids', 'p_phones', 'p_account_phones'].forEach((name, i) => (text = text.replace(name, `$${i + 1}::text[]`)));
     const plan = await genericPlanOfText(text.replace('p_ats', '$5::bigint[]'), ["'{u1,x}'", "'{n1,n2}'", "'{+1,+2}'", "'{+15550001111,+15550001111}'", "'{1,2}'"]);
-    for (const table of ['sim_deliveries', 'sim_numbers']) expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
-    expect(plan).not.toMatch(/Hash (\w+ )?Join/);
+    expectByKey(plan, ['sim_deliveries', 'sim_numbers']);
     expect(plan).toMatch(/Index Scan using sim_deliveries_pkey on sim_deliveries d\s.*\n\s+Index Cond: \(message_uid = r\.uid\)/);
     expect(plan).toMatch(/Index (Only )?Scan using sim_numbers_pkey on sim_numbers n/);
   });
