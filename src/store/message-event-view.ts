@@ -46,9 +46,34 @@ interface MessageViewRow {
 // One call of migration 17's function, whose query runs on a generic plan each connection caches (as a statement
 // of its own, PostgreSQL planned it at every call). row_to_json keeps every column under its name, as the
 // single-row reads return them (BIGINTs are numbers in both: JSON numbers here, and the pool's INT8 parser there).
-const VIEWS = postgresOnly<{ message_views: MessageViewRow[] | null; chat_views: ChatEventView[] | null }>(
+const VIEWS = postgresOnly<ViewsRow>(
   'SELECT message_views, chat_views FROM svc_event_views(@messageIds::bigint[], @chatIds::bigint[])',
 );
+
+type ViewsRow = { message_views: MessageViewRow[] | null; chat_views: ChatEventView[] | null };
+
+/** The memo key of a read sent ahead (`sendEventViewsAhead`): the ids it asked for and its answer. */
+const AHEAD = 'event-views-ahead';
+interface Ahead {
+  ids: ReadonlySet<number>;
+  row: Promise<ViewsRow | undefined>;
+}
+
+/**
+ * Sends the views of messages `messageIds` now, without waiting for them, inside a PostgreSQL transaction (a no-op
+ * elsewhere): for a caller that has just sent the last statement that changes those messages, so the read rides
+ * in that statement's round trip instead of one of its own at the end of the transaction. The transaction's next
+ * `of` asking for some of them (and no chats) takes its answer; whoever calls this must not change those
+ * messages, their chats, accounts, files or reactions after it (the dispatcher's completion does not).
+ */
+export function sendEventViewsAhead(sql: SqlExecutor, messageIds: readonly number[]): void {
+  if (sql.dialect !== 'postgres' || sql.memo === undefined || messageIds.length === 0) return;
+  const ids = [...new Set(messageIds)];
+  const row = sql.get(VIEWS, { messageIds: ids, chatIds: [] });
+  // Awaited by `of`; a failure unread there fails the transaction all the same (its later statements fail).
+  row.catch(() => undefined);
+  sql.memo.set(AHEAD, { ids: new Set(ids), row } satisfies Ahead);
+}
 
 const reactionsAsText = (reactions: Record<string, number> | null): Record<string, string> | null =>
   reactions === null ? null : Object.fromEntries(Object.entries(reactions).map(([emoji, n]) => [emoji, String(n)]));
@@ -62,7 +87,11 @@ export function createMessageEventViews(sql: SqlExecutor) {
       if (messageIds.length === 0 && chats.length === 0) return views;
       const chatWorkspace = new Map(chats.map((c) => [c.id, c.workspaceId]));
       if (sql.dialect === 'postgres') {
-        const row = (await sql.get(VIEWS, { messageIds: [...new Set(messageIds)], chatIds: [...chatWorkspace.keys()] }))!;
+        // A read sent ahead answers once, and only for messages it asked for.
+        const ahead = sql.memo?.get(AHEAD) as Ahead | undefined;
+        if (ahead !== undefined) sql.memo!.delete(AHEAD);
+        const answered = ahead !== undefined && chats.length === 0 && messageIds.every((id) => ahead.ids.has(id));
+        const row = (answered ? await ahead.row : await sql.get(VIEWS, { messageIds: [...new Set(messageIds)], chatIds: [...chatWorkspace.keys()] }))!;
         for (const { message, chat, account, file, reply_to_uid: replyToUid, reactions } of row.message_views ?? []) {
           if (chat === null || account === null) continue;
           views.messages.set(message.id, {

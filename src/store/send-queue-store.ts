@@ -8,6 +8,7 @@
  */
 import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
 import { LEASE_JOB, SEND_QUEUE_HEADS, type JobRow } from './job-store.js';
+import { sendEventViewsAhead } from './message-event-view.js';
 import { flushReceived, MESSAGE_ADDED_COLUMNS, MESSAGE_BY_ID, SELECT_MESSAGE, type MessageRow } from './message-store.js';
 import { postgresOnly, query, writeUnanswered, type SqlExecutor } from './sql.js';
 import { subscribedEventsSql } from './webhooks/subscription-store.js';
@@ -173,14 +174,22 @@ export function createSendQueueStore(sql: SqlExecutor) {
      * none), with, on PostgreSQL, which events their workspaces subscribe to. By message and not job id: SQLite
      * reuses a deleted job's rowid, so a late finisher could hit a newer job.
      */
-    async finishJobsOf(ids: readonly number[], sent: ReadonlyArray<{ id: number; networkMessageId: string | null }>, now: number): Promise<FinishedJobs> {
+    async finishJobsOf(
+      ids: readonly number[],
+      sent: ReadonlyArray<{ id: number; networkMessageId: string | null }>,
+      now: number,
+      /** Sent messages whose events' bodies to read right behind (`sendEventViewsAhead`): PostgreSQL, same round trip. */
+      viewsAhead: readonly number[] = [],
+    ): Promise<FinishedJobs> {
       const finished: FinishedJobs = { messages: new Map(), subscribedEvents: undefined };
       if (ids.length === 0) return finished;
       await flushReceived(sql);
       if (postgres) {
         finished.subscribedEvents = new Map();
         const params = { ids, sentIds: sent.map((m) => m.id), networkMessageIds: sent.map((m) => m.networkMessageId), now };
-        for (const { subscribed_events: subscribed, ...message } of await sql.all(FINISH_JOBS, params)) {
+        const rows = sql.all(FINISH_JOBS, params);
+        sendEventViewsAhead(sql, viewsAhead);
+        for (const { subscribed_events: subscribed, ...message } of await rows) {
           finished.messages.set(message.id, message);
           finished.subscribedEvents.set(message.workspace_id, subscribed);
         }

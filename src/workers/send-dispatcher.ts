@@ -184,6 +184,10 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     }
   };
 
+  // Whether a workspace's last completion found a subscription to a sent message's events (PostgreSQL tells it with
+  // the completion's first statement). Only a hint: a workspace known not to subscribe has its sent messages'
+  // bodies read when an event wants them, as before, not ahead.
+  const sentEventsWanted = new Map<number, boolean>();
   // Finishes each message exactly once, a batch in one transaction: a copy of a job finished by another
   // process changes nothing. Should the transaction fail, the leases run out and the messages are handed to
   // the network again, which answers with its earlier result (idempotent on the uid). On generic plans, as the claim.
@@ -192,9 +196,17 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     await inWriteTransaction(ctx, async (tx) => {
       const now = tx.clock.now();
       const sent = batch.flatMap(({ claimed, outcome }) => (outcome.status === 'sent' ? [{ id: claimed.message.id, networkMessageId: outcome.networkMessageId }] : []));
+      // The bodies of the sent messages' events are read in the completion's first round trip, behind the statement
+      // that marks them Sent, instead of in a round trip of their own before the COMMIT.
+      const viewsAhead = batch.flatMap(({ claimed, outcome }) =>
+        outcome.status === 'sent' && sentEventsWanted.get(claimed.message.workspace_id) !== false ? [claimed.message.id] : []);
       // The messages as they were before this completion marked the sent ones: those already final are not ours.
-      const { messages: current, subscribedEvents } = await tx.stores.sendQueue.finishJobsOf(batch.map(({ claimed }) => claimed.message.id), sent, now);
-      for (const [workspaceId, subscribed] of subscribedEvents ?? []) noteSubscribedEvents(tx.sql.memo, workspaceId, subscribed);
+      const { messages: current, subscribedEvents } = await tx.stores.sendQueue.finishJobsOf(batch.map(({ claimed }) => claimed.message.id), sent, now, viewsAhead);
+      if (sentEventsWanted.size > 10_000) sentEventsWanted.clear();
+      for (const [workspaceId, subscribed] of subscribedEvents ?? []) {
+        noteSubscribedEvents(tx.sql.memo, workspaceId, subscribed);
+        sentEventsWanted.set(workspaceId, subscribed.includes('message:sent:new') || subscribed.includes('message:new'));
+      }
       const open = batch.flatMap(({ claimed, outcome }) => {
         const message = current.get(claimed.message.id);
         return message === undefined || message.status === 'Sent' || message.status === 'Failed' ? [] : [{ message, outcome }];

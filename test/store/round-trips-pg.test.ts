@@ -82,7 +82,7 @@ describe('round trips on PostgreSQL', () => {
     }
   });
 
-  it('accepting it takes 3, claiming it 2, completing it 3, each with its events\' deliveries and COMMIT in one', async () => {
+  it('accepting it takes 3, claiming it 2, completing it 2, each with its events\' deliveries and COMMIT in one', async () => {
     const { engine, transactions, ws } = await engineWithAccount('+15550009101');
     try {
       for (const event_type of ['chat:created', 'message:sent:new']) await engine.webhooks(ws).create({ event_type, url: 'https://example.com/hook' });
@@ -104,14 +104,38 @@ describe('round trips on PostgreSQL', () => {
       const claim = including('WITH leased AS');
       expect(claim).toHaveLength(2);
       expect(lastTrip(claim)).toEqual(['WITH leased AS', 'COMMIT']);
-      // BEGIN with the jobs removed, the message marked Sent and read (its workspace's subscriptions with it); the
-      // message:sent:new body; its deliveries with the COMMIT. No probe of the subscriptions.
+      // BEGIN with the jobs removed, the message marked Sent and read (its workspace's subscriptions with it), and
+      // the message:sent:new body read behind them; its deliveries with the COMMIT. No probe of the subscriptions.
       const complete = including('WITH removed AS');
-      expect(complete).toHaveLength(3);
+      expect(complete).toHaveLength(2);
+      expect(complete[0]!.slice(1)).toEqual(['WITH removed AS', 'SELECT message_views, chat_views']);
       expect(lastTrip(complete)).toEqual(['INSERT INTO webhook_deliveries', 'COMMIT']);
       expect(ran.flat(2).filter((head) => head.startsWith('SELECT DISTINCT s.workspace_id'))).toEqual([]);
       // Both run on generic plans, set with their BEGIN: no statement of their own for it.
       expect([...claim, ...complete].flat()).not.toContain('SET LOCAL plan_cache_mode');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a completion reads no bodies ahead for a workspace its last completion found subscribing to no sent message event', async () => {
+    const { engine, ws, statements, clock } = await engineWithAccount('+15550009105');
+    try {
+      const bodiesRead = async (text: string) => {
+        const from = statements.length;
+        await engine.workspace(ws).sendToPhone({ phone: '+14155559105', text });
+        clock.advance(10_000); // past the account's spacing
+        await engine.workers.runDue();
+        return statements.slice(from).filter((head) => head.startsWith('SELECT message_views')).length;
+      };
+      // Not known yet: read ahead with the first completion (unused: no event is wanted).
+      expect(await bodiesRead('first')).toBe(1);
+      expect(await bodiesRead('second')).toBe(0);
+      // Subscribed meanwhile: the next completion learns it (its events' bodies read at the end, as before), the one
+      // after reads ahead again.
+      await engine.webhooks(ws).create({ event_type: 'message:new', url: 'https://example.com/hook' });
+      expect(await bodiesRead('third')).toBe(1);
+      expect(await bodiesRead('fourth')).toBe(1);
     } finally {
       await engine.close();
     }
