@@ -1,6 +1,6 @@
 /**
  * Query plans on PostgreSQL that once scanned a whole table:
- * - The webhook outbox's writes by id look their rows up by index. Given a JSON list, the planner estimated it at
+ * - The webhook outbox's writes by id look their rows up by index (and a claim's read-and-lease its due rows). Given a JSON list, the planner estimated it at
  *   100 rows and, while the table held a few thousand deliveries, hashed them and scanned the whole table at every
  *   lease (seen in auto_explain's log of the mixed load); given an array, it knows the count.
  * - The send queue's "when is the next send due" looks up each account's head by index: its cost grows with the
@@ -93,13 +93,19 @@ describe('webhook delivery query plans on PostgreSQL', () => {
   it('leasing and recording a few of 3,000 deliveries look them up by index, not by scanning the table', async () => {
     await import('../../src/store/webhooks/delivery-store.js');
     await import('../../src/store/webhooks/delivery-attempts.js');
-    const lease = made.find((s) => s.text.postgres.includes("SET status = 'delivering', lease_owner = @owner"));
+    const lease = made.find((s) => s.text.postgres.startsWith('UPDATE webhook_deliveries') && s.text.postgres.includes("SET status = 'delivering', lease_owner = @owner"));
+    const leaseDue = made.find((s) => s.text.postgres.includes('WITH due AS MATERIALIZED'));
     const record = made.find((s) => s.text.postgres.includes('WITH attempt AS'));
     expect(lease).toBeDefined();
+    expect(leaseDue).toBeDefined();
     expect(record).toBeDefined();
     const leasePlan = await planOf(lease!, { ids: [5, 6, 7], owner: 'w1', leaseUntil: 1 });
     expect(leasePlan).toMatch(/Index Scan using webhook_deliveries_pkey on webhook_deliveries/);
     expect(leasePlan).not.toContain('Seq Scan on webhook_deliveries');
+    // A claim's due rows read and leased in one statement: the rows it read are leased by key.
+    const leaseDuePlan = await planOf(leaseDue!, { asks: JSON.stringify([{ sub: 1, lim: 3 }]), now: 1, owner: 'w1', leaseUntil: 1 });
+    expect(leaseDuePlan).toMatch(/Index Scan using webhook_deliveries_pkey on webhook_deliveries d/);
+    expect(leaseDuePlan).not.toContain('Seq Scan on webhook_deliveries d');
     const recordPlan = await planOf(record!, { ids: [5, 6, 7], statusCodes: [200, 200, 200], durations: [3, 3, 3], owner: 'w1', now: 1 });
     expect(recordPlan).toMatch(/Index Scan using webhook_deliveries_\w+ on webhook_deliveries/);
     expect(recordPlan).not.toContain('Seq Scan on webhook_deliveries');

@@ -1,4 +1,16 @@
-import { postgresOnly, query, type SqlExecutor } from '../sql.js';
+import { postgresOnly, query, writeUnanswered, type SqlExecutor } from '../sql.js';
+import type { DeliveryRow } from './delivery-attempts.js';
+
+/** A delivery row as a lease returns it: without its subscription's fields (read with the pick). */
+export type LeasedRow = Omit<DeliveryRow, 'url' | 'secret' | 'listen_session_id' | 'workspace_id' | 'partner_id'>;
+
+/** A claim's lease, for a pick that may lease what it reads (`PickOptions.lease`). */
+export interface PickLease {
+  owner: string;
+  leaseUntil: number;
+  /** The rows leased, in the order dealt, with the subscriptions picked from; called before the COMMIT's answer. */
+  onLeased: (rows: LeasedRow[], subscriptions: ReadonlyMap<number, PickedSubscription>) => void;
+}
 
 /** What picking due deliveries needs from a claim (see `ClaimOptions` of the delivery store). */
 export interface PickOptions {
@@ -25,6 +37,13 @@ export interface PickOptions {
    * wanted), and otherwise lets them wait for its next claim.
    */
   onPicked?: (leftBehind: boolean) => void;
+  /**
+   * A claim's: on PostgreSQL, with the caps counted, when every candidate's due rows fit its room and all of them
+   * fit every cap and the limit together (the deal would take every row read, the usual case), they are read and
+   * leased in one statement, sent unanswered (the claim's COMMIT rides behind it), and handed to `onLeased`; the
+   * pick then answers `leased` and no ids.
+   */
+  lease?: PickLease;
 }
 
 interface DueRow {
@@ -49,6 +68,8 @@ export interface PickedSubscription extends Candidate {
 export interface Picked {
   ids: number[];
   subscriptions: Map<number, PickedSubscription>;
+  /** The pick leased its rows itself (`PickOptions.lease`). */
+  leased?: boolean;
 }
 
 // The subscriptions that have pending rows, found by a skip-scan of webhook_deliveries_pending_sub (one
@@ -66,8 +87,10 @@ const PENDING_SUBSCRIPTIONS = `
 // Plus those holding an expired lease (only a killed or stuck process leaves one); then the eligible ones.
 // On PostgreSQL the subscription rows are locked, skipping those another replica is claiming for right now:
 // that replica counts and fills their caps, and this one leaves them to it (it takes them at its next claim).
-// NO KEY UPDATE, so enqueues (whose foreign key takes KEY SHARE) never wait for a claim.
-const CANDIDATES = query<PickedSubscription>({
+// NO KEY UPDATE, so enqueues (whose foreign key takes KEY SHARE) never wait for a claim. There, each comes with
+// how many rows it has due (up to its cap; two index ranges), so a claim can tell whether it may lease them all
+// in the statement that reads them (`LEASE_DUE`).
+const CANDIDATES = query<PickedSubscription & { due?: number }>({
   sqlite: `
     WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}, candidates(id) AS (
       SELECT id FROM pending WHERE id IS NOT NULL
@@ -78,7 +101,12 @@ const CANDIDATES = query<PickedSubscription>({
     WHERE s.enabled = 1 AND s.listen_session_id IS @session ORDER BY s.id`,
   postgres: `
     WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}
-    SELECT s.id, s.url, s.workspace_id, s.partner_id, s.secret, s.listen_session_id FROM webhook_subscriptions s
+    SELECT s.id, s.url, s.workspace_id, s.partner_id, s.secret, s.listen_session_id,
+      (SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending'
+         AND d.next_attempt_at <= @now LIMIT CAST(@dueCap AS BIGINT)) waiting)
+      + (SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'delivering'
+         AND d.lease_until <= @now LIMIT CAST(@dueCap AS BIGINT)) expired) AS due
+    FROM webhook_subscriptions s
     WHERE s.id IN (
         SELECT id FROM pending WHERE id IS NOT NULL
         UNION
@@ -137,6 +165,17 @@ const DUE_OF_MANY = postgresOnly<DueRow & { sub: number }>(`
         ORDER BY next_attempt_at, id LIMIT a.lim FOR UPDATE SKIP LOCKED) waiting) u
     ORDER BY due_at, id LIMIT a.lim) due
   ORDER BY a.sub, due.due_at, due.id`);
+
+// PostgreSQL only: DUE_OF_MANY's rows leased by the statement that reads them, for a claim whose asks all fit
+// (see `PickOptions.lease`): the claim's due rows and its leases in one round trip, its COMMIT riding behind it.
+// The rows are updated by key (`id = ANY` of the rows read): joined to them, the planner (which guesses 100 asks
+// of the JSON, and rows for each) hashed a scan of the whole table.
+const LEASE_DUE = postgresOnly<LeasedRow & { due_at: number }>(`
+  WITH due AS MATERIALIZED (${DUE_OF_MANY.text.postgres})
+  UPDATE webhook_deliveries d SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil
+  WHERE d.id = ANY(ARRAY(SELECT id FROM due))
+  RETURNING d.id, d.subscription_id, d.webhook_msg_id, d.event_type, d.payload, d.attempts, d.created_at,
+    (SELECT due.due_at FROM due WHERE due.id = d.id) AS due_at`);
 
 // PostgreSQL only: a subscription's live leases, counted before its rows are locked.
 const LIVE_OF = query<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries
@@ -224,7 +263,9 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     const endpointCap = options.perEndpointCap ?? Infinity;
     const tenantCap = options.perTenantCap ?? Infinity;
     const countsLive = endpointCap !== Infinity || tenantCap !== Infinity;
-    const candidates = sql.all(CANDIDATES, { now, session: options.listenSessionId ?? null });
+    const candidates = sql.all(CANDIDATES, {
+      now, session: options.listenSessionId ?? null, ...(sql.dialect === 'postgres' && { dueCap: options.perSubscriptionCap }),
+    });
     // PostgreSQL: the live leases are asked for with the candidates, pipelined (one round trip for both). The
     // server runs the two in order, so they are still counted after the candidates are locked, as they would be
     // asked for after its answer. SQLite has no round trips to save: it counts only when there are candidates.
@@ -257,6 +298,13 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     };
     // ...and under the subscription's own cap, as far as its live leases are counted.
     const ownRoomOf = (subscription: Candidate): number => Math.min(roomOf(subscription), options.perSubscriptionCap - (liveOf?.get(subscription.id) ?? 0));
+    if (options.lease !== undefined && liveOf !== undefined && sql.dialect === 'postgres') {
+      const asks = subscriptions.map((sub) => ({ sub, room: ownRoomOf(sub), lim: Math.min(ownRoomOf(sub), sub.due ?? Infinity) }));
+      if (fitTogether(asks, busy, limit, endpointCap, tenantCap)) {
+        leaseWhole(asks, options, options.lease);
+        return { ids: [], subscriptions: found, leased: true };
+      }
+    }
     // PostgreSQL: every subscription's due rows in one statement (one round trip, not one per subscription),
     // each asked for as much as the caps left it before this pick; trimmed below as the pick fills them.
     const prefetched = liveOf !== undefined && sql.dialect === 'postgres'
@@ -286,6 +334,13 @@ export function createDeliveryPicker(sql: SqlExecutor) {
       lists.push(rows);
       byTenant.set(tenant, lists);
     }
+    const dealt = dealOrder(byTenant, options);
+    options.onPicked?.(leftBehind || dealt.length > limit);
+    return { ids: dealt.slice(0, limit).map((row) => row.id), subscriptions: found };
+  };
+
+  /** The tenants' rows dealt round-robin (see the picker's fairness), the tenant served first rotating. */
+  const dealOrder = <Row>(byTenant: Map<string, Row[][]>, options: PickOptions): Row[] => {
     const tenants = [...byTenant.values()].map(interleave);
     let rotation: number;
     if (options.rotation === undefined) {
@@ -294,10 +349,35 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     } else {
       rotation = options.rotation % Math.max(1, tenants.length);
     }
-    const order = [...tenants.slice(rotation), ...tenants.slice(0, rotation)];
-    const dealt = interleave(order);
-    options.onPicked?.(leftBehind || dealt.length > limit);
-    return { ids: dealt.slice(0, limit).map((row) => row.id), subscriptions: found };
+    return interleave([...tenants.slice(rotation), ...tenants.slice(0, rotation)]);
+  };
+
+  /**
+   * Reads and leases every due row the asks name in one statement (LEASE_DUE), then deals them as the pick would
+   * have: since they fit together, it takes them all, in the same order, and tells `onPicked` the same.
+   */
+  const leaseWhole = (asks: ReadonlyArray<{ sub: PickedSubscription; room: number; lim: number }>, options: PickOptions, lease: PickLease): void => {
+    const wanted = asks.filter((ask) => ask.lim > 0).map(({ sub, lim }) => ({ sub: sub.id, lim }));
+    const deal = (leased: Array<LeasedRow & { due_at: number }>): void => {
+      const bySub = new Map<number, Array<LeasedRow & { due_at: number }>>();
+      for (const row of leased) bySub.set(row.subscription_id, [...(bySub.get(row.subscription_id) ?? []), row]);
+      const byTenant = new Map<string, Array<Array<LeasedRow & { due_at: number }>>>();
+      const picked = new Map<number, PickedSubscription>();
+      let leftBehind = false;
+      for (const { sub, room } of asks) {
+        const rows = (bySub.get(sub.id) ?? []).sort((a, b) => a.due_at - b.due_at || a.id - b.id);
+        // As the deal of a read pick: a subscription at a cap, or given all its room, may leave work behind.
+        if (room <= 0 || rows.length === 0 || rows.length >= room) leftBehind = true;
+        if (rows.length === 0) continue;
+        picked.set(sub.id, sub);
+        byTenant.set(tenantOf(sub), [...(byTenant.get(tenantOf(sub)) ?? []), rows]);
+      }
+      const dealt = dealOrder(byTenant, options);
+      options.onPicked?.(leftBehind);
+      lease.onLeased(dealt.map(({ due_at: _dueAt, ...row }) => row), picked);
+    };
+    if (wanted.length === 0) return deal([]);
+    void writeUnanswered(sql, LEASE_DUE, { asks: JSON.stringify(wanted), now: options.now, owner: lease.owner, leaseUntil: lease.leaseUntil }, deal);
   };
 
   return {
@@ -310,6 +390,27 @@ export function createDeliveryPicker(sql: SqlExecutor) {
 }
 
 export type DeliveryPicker = ReturnType<typeof createDeliveryPicker>;
+
+/**
+ * Whether the asks (each subscription's room, no more than its due rows) fit the limit, and every tenant's and
+ * receiver's room under its cap, all together: a deal of their rows would then cut none.
+ */
+function fitTogether(
+  asks: ReadonlyArray<{ sub: Candidate; lim: number }>, busy: ReadonlyMap<string, number>, limit: number, endpointCap: number, tenantCap: number,
+): boolean {
+  const byTenant = new Map<string, number>();
+  const byEndpoint = new Map<string, number>();
+  let total = 0;
+  for (const { sub, lim } of asks) {
+    if (lim <= 0) continue;
+    total += lim;
+    byTenant.set(tenantOf(sub), (byTenant.get(tenantOf(sub)) ?? 0) + lim);
+    const endpoint = `${tenantOf(sub)} ${endpointOf(sub.url)}`;
+    byEndpoint.set(endpoint, (byEndpoint.get(endpoint) ?? 0) + lim);
+  }
+  const within = (asked: Map<string, number>, cap: number) => [...asked].every(([key, n]) => n <= cap - (busy.get(key) ?? 0));
+  return total <= limit && within(byTenant, tenantCap) && within(byEndpoint, endpointCap);
+}
 
 /** Round-robin merge: the first of each list, then the second of each, and so on. */
 function interleave<T>(lists: T[][]): T[] {

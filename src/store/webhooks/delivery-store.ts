@@ -1,6 +1,6 @@
 import { idList, postgresOnly, query, writeUnanswered, type SqlExecutor } from '../sql.js';
 import { recordAttempt, recordAttempts, type DeliveryRow, type RecordAttemptInput, type RecordAttemptResult } from './delivery-attempts.js';
-import { createDeliveryPicker, type DeliveryPicker, type PickOptions } from './delivery-picker.js';
+import { createDeliveryPicker, type DeliveryPicker, type LeasedRow, type PickedSubscription, type PickOptions } from './delivery-picker.js';
 
 /** A delivery a worker holds a lease on, with what it needs to sign and send it. */
 export interface ClaimedDelivery {
@@ -39,8 +39,6 @@ export interface ClaimOptions {
   onPicked?: (leftBehind: boolean) => void;
 }
 
-type SubscriptionFields = Pick<DeliveryRow, 'url' | 'secret' | 'listen_session_id' | 'workspace_id' | 'partner_id'>;
-type LeasedRow = Omit<DeliveryRow, keyof SubscriptionFields>;
 
 const rowToClaimed = (row: DeliveryRow): ClaimedDelivery => ({
   id: row.id,
@@ -186,10 +184,8 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
      * across subscriptions: each gets at most `perSubscriptionCap` in flight, counting leases others hold.
      */
     async claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
-      const { ids, subscriptions } = await picker().pickWithSubscriptions(options);
-      if (ids.length === 0) return [];
       const claimed: ClaimedDelivery[] = [];
-      const fill = (leased: LeasedRow[]): void => {
+      const fill = (ids: readonly number[], leased: LeasedRow[], subscriptions: ReadonlyMap<number, PickedSubscription>): void => {
         const byId = new Map(leased.map((row) => [row.id, row]));
         // In the order they were dealt. Every picked row's subscription was read with the pick (a row without one
         // cannot be; it would be claimed again once its lease ran out).
@@ -201,9 +197,14 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
           claimed.push(rowToClaimed({ ...row, url, secret, listen_session_id, workspace_id, partner_id }));
         }
       };
+      const leaseUntil = options.now + options.leaseMs;
+      // On PostgreSQL the pick usually leases the rows it reads itself (`PickOptions.lease`), the claim's last statement.
+      const onLeased = (rows: LeasedRow[], subscriptions: ReadonlyMap<number, PickedSubscription>) => fill(rows.map((row) => row.id), rows, subscriptions);
+      const { ids, subscriptions, leased } = await picker().pickWithSubscriptions({ ...options, lease: { owner: options.owner, leaseUntil, onLeased } });
+      if (leased === true || ids.length === 0) return claimed;
       // The claim's last statement. On PostgreSQL its COMMIT goes out behind it unanswered, and `claimed` is
       // filled when its rows arrive, before the transaction returns: nothing inside the transaction reads it.
-      await writeUnanswered(sql, LEASE, { ids: idList(sql, ids), owner: options.owner, leaseUntil: options.now + options.leaseMs }, fill);
+      await writeUnanswered(sql, LEASE, { ids: idList(sql, ids), owner: options.owner, leaseUntil }, (rows) => fill(ids, rows, subscriptions));
       return claimed;
     },
 
