@@ -1,6 +1,9 @@
 /**
  * Query plans on PostgreSQL that once scanned a whole table:
- * - The webhook outbox's writes by id look their rows up by index (and a claim's read-and-lease its due rows). Given a JSON list, the planner estimated it at
+ * - The webhook outbox's writes by id look their rows up by index (and a claim's read-and-lease its due rows).
+ * - A webhook claim's count of each candidate's due rows reads the subscription's index range. Without an ORDER BY
+ *   the index gives, its generic plan, made while the statistics still showed a drained backlog, scanned the whole
+ *   table for each subscription. Given a JSON list, the planner estimated it at
  *   100 rows and, while the table held a few thousand deliveries, hashed them and scanned the whole table at every
  *   lease (seen in auto_explain's log of the mixed load); given an array, it knows the count.
  * - The send queue's "when is the next send due" looks up each account's head by index: its cost grows with the
@@ -109,6 +112,19 @@ describe('webhook delivery query plans on PostgreSQL', () => {
     const recordPlan = await planOf(record!, { ids: [5, 6, 7], statusCodes: [200, 200, 200], durations: [3, 3, 3], owner: 'w1', now: 1 });
     expect(recordPlan).toMatch(/Index Scan using webhook_deliveries_\w+ on webhook_deliveries/);
     expect(recordPlan).not.toContain('Seq Scan on webhook_deliveries');
+  });
+});
+
+describe('webhook claim candidates on PostgreSQL', () => {
+  it("counting each subscription's due rows reads its index range on the generic plan, even with a backlog in the statistics", async () => {
+    await import('../../src/store/webhooks/delivery-picker-sql.js');
+    const candidates = made.find((s) => s.text.postgres.includes('AS due') && s.text.postgres.includes('FOR NO KEY UPDATE OF s'));
+    expect(candidates).toBeDefined();
+    // The statistics (analyzed above) show 3,000 pending deliveries, as after a backlog that has since drained.
+    const { text, names } = toPositional(candidates!.text.postgres);
+    const plan = await genericPlanOfText(text, names.map((name) => ({ now: 1, session: 'NULL', dueCap: 32 })[name]!));
+    expect(plan).toMatch(/Index Only Scan using webhook_deliveries_pending_sub on webhook_deliveries d\w* [^\n]*\n\s+Index Cond: \(\(subscription_id = s\.id\) AND \(next_attempt_at/);
+    expect(plan).not.toContain('Seq Scan on webhook_deliveries');
   });
 });
 

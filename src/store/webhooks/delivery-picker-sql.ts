@@ -43,8 +43,10 @@ const PENDING_SUBSCRIPTIONS = `
 // On PostgreSQL the subscription rows are locked, skipping those another replica is claiming for right now:
 // that replica counts and fills their caps, and this one leaves them to it (it takes them at its next claim).
 // NO KEY UPDATE, so enqueues (whose foreign key takes KEY SHARE) never wait for a claim. There, each comes with
-// how many rows it has due (up to its cap; two index ranges), so a claim can tell whether it may lease them all
-// in the statement that reads them (`LEASE_DUE`).
+// how many rows it has due (up to its cap), so a claim can tell whether it may lease them all in the statement
+// that reads them (`LEASE_DUE`). Each count reads its index range in the index's order: without the ORDER BY,
+// the generic plan, made while a drained backlog still filled the statistics, scanned the whole table for each
+// subscription, expecting the LIMIT to stop it early (3 ms a claim, seen in auto_explain's log).
 export const CANDIDATES = query<PickedSubscription & { due?: number }>({
   sqlite: `
     WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}, candidates(id) AS (
@@ -58,9 +60,9 @@ export const CANDIDATES = query<PickedSubscription & { due?: number }>({
     WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}
     SELECT s.id, s.url, s.workspace_id, s.partner_id, s.secret, s.listen_session_id,
       (SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending'
-         AND d.next_attempt_at <= @now LIMIT CAST(@dueCap AS BIGINT)) waiting)
+         AND d.next_attempt_at <= @now ORDER BY d.next_attempt_at LIMIT CAST(@dueCap AS BIGINT)) waiting)
       + (SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'delivering'
-         AND d.lease_until <= @now LIMIT CAST(@dueCap AS BIGINT)) expired) AS due
+         AND d.lease_until <= @now ORDER BY d.lease_until LIMIT CAST(@dueCap AS BIGINT)) expired) AS due
     FROM webhook_subscriptions s
     WHERE s.id IN (
         SELECT id FROM pending WHERE id IS NOT NULL

@@ -156,7 +156,7 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     if (options.lease !== undefined && liveOf !== undefined && sql.dialect === 'postgres') {
       const asks = subscriptions.map((sub) => ({ sub, room: ownRoomOf(sub), lim: Math.min(ownRoomOf(sub), sub.due ?? Infinity) }));
       if (fitTogether(asks, busy, limit, endpointCap, tenantCap)) {
-        leaseWhole(asks, options, options.lease);
+        await leaseWhole(asks, options, options.lease);
         return { ids: [], subscriptions: found, leased: true };
       }
     }
@@ -211,7 +211,7 @@ export function createDeliveryPicker(sql: SqlExecutor) {
    * Reads and leases every due row the asks name in one statement (LEASE_DUE), then deals them as the pick would
    * have: since they fit together, it takes them all, in the same order, and tells `onPicked` the same.
    */
-  const leaseWhole = (asks: ReadonlyArray<{ sub: PickedSubscription; room: number; lim: number }>, options: PickOptions, lease: PickLease): void => {
+  const leaseWhole = async (asks: ReadonlyArray<{ sub: PickedSubscription; room: number; lim: number }>, options: PickOptions, lease: PickLease): Promise<void> => {
     const wanted = asks.filter((ask) => ask.lim > 0).map(({ sub, lim }) => ({ sub: sub.id, lim }));
     const deal = (leased: Array<LeasedRow & { due_at: number }>): void => {
       const bySub = new Map<number, Array<LeasedRow & { due_at: number }>>();
@@ -232,7 +232,8 @@ export function createDeliveryPicker(sql: SqlExecutor) {
       lease.onLeased(dealt.map(({ due_at: _dueAt, ...row }) => row), picked);
     };
     if (wanted.length === 0) return deal([]);
-    void writeUnanswered(sql, LEASE_DUE, { asks: JSON.stringify(wanted), now: options.now, owner: lease.owner, leaseUntil: lease.leaseUntil }, deal);
+    // Inside a transaction on PostgreSQL this resolves once sent; `deal` runs when the rows arrive, before the COMMIT's answer.
+    await writeUnanswered(sql, LEASE_DUE, { asks: JSON.stringify(wanted), now: options.now, owner: lease.owner, leaseUntil: lease.leaseUntil }, deal);
   };
 
   return {
