@@ -26,7 +26,6 @@ export interface PickedSubscription extends Candidate {
   listen_session_id: string | null;
 }
 
-
 // The subscriptions that have pending rows, found by a skip-scan of webhook_deliveries_pending_sub (one
 // index seek per subscription), so the cost follows the number of subscriptions with work, not the queue.
 // The same text runs on both dialects.
@@ -156,4 +155,3 @@ export const NEXT_DUE = query<{ due_at: number | null }>(`
     UNION ALL
     SELECT MIN(d.lease_until) FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
     WHERE d.status = 'delivering' AND s.enabled = 1 AND s.listen_session_id IS NULL) due`);
-

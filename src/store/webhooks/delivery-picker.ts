@@ -215,7 +215,11 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     const wanted = asks.filter((ask) => ask.lim > 0).map(({ sub, lim }) => ({ sub: sub.id, lim }));
     const deal = (leased: Array<LeasedRow & { due_at: number }>): void => {
       const bySub = new Map<number, Array<LeasedRow & { due_at: number }>>();
-      for (const row of leased) bySub.set(row.subscription_id, [...(bySub.get(row.subscription_id) ?? []), row]);
+      for (const row of leased) {
+        const rows = bySub.get(row.subscription_id);
+        if (rows === undefined) bySub.set(row.subscription_id, [row]);
+        else rows.push(row);
+      }
       const byTenant = new Map<string, Array<Array<LeasedRow & { due_at: number }>>>();
       const picked = new Map<number, PickedSubscription>();
       let leftBehind = false;
@@ -225,7 +229,9 @@ export function createDeliveryPicker(sql: SqlExecutor) {
         if (room <= 0 || rows.length === 0 || rows.length >= room) leftBehind = true;
         if (rows.length === 0) continue;
         picked.set(sub.id, sub);
-        byTenant.set(tenantOf(sub), [...(byTenant.get(tenantOf(sub)) ?? []), rows]);
+        const lists = byTenant.get(tenantOf(sub));
+        if (lists === undefined) byTenant.set(tenantOf(sub), [rows]);
+        else lists.push(rows);
       }
       const dealt = dealOrder(byTenant, options);
       options.onPicked?.(leftBehind);
