@@ -12,6 +12,9 @@ import type { JobRunner } from './worker-runner.js';
 /** A delivery that could not be attempted for a passing reason (the store busy): claimed again later. */
 const TRY_AGAIN = Symbol('try again');
 
+/** The events of a message the network took, in the order they are emitted. */
+const SENT_EVENTS = ['message:sent:new', 'message:new'] as const;
+
 /** Most messages one claim transaction takes. */
 const SEND_BATCH = 64;
 
@@ -205,7 +208,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       if (sentEventsWanted.size > 10_000) sentEventsWanted.clear();
       for (const [workspaceId, subscribed] of subscribedEvents ?? []) {
         noteSubscribedEvents(tx.sql.memo, workspaceId, subscribed);
-        sentEventsWanted.set(workspaceId, subscribed.includes('message:sent:new') || subscribed.includes('message:new'));
+        sentEventsWanted.set(workspaceId, SENT_EVENTS.some((type) => subscribed.includes(type)));
       }
       const open = batch.flatMap(({ claimed, outcome }) => {
         const message = current.get(claimed.message.id);
@@ -214,8 +217,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       for (const { message, outcome } of open) {
         const workspaceId = message.workspace_id;
         if (outcome.status === 'sent') {
-          await tx.events.emit(tx, { type: 'message:sent:new', workspaceId, messageId: message.id });
-          await tx.events.emit(tx, { type: 'message:new', workspaceId, messageId: message.id });
+          for (const type of SENT_EVENTS) await tx.events.emit(tx, { type, workspaceId, messageId: message.id });
         } else {
           await tx.stores.messages.setStatus({ id: message.id, status: 'Failed', failureReason: outcome.reason, networkMessageId: null, sentAt: null });
           await restoreCredits(tx.stores.workspaces, workspaceId, message.id, message.credits, now);

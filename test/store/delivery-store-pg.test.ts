@@ -1,7 +1,10 @@
 /**
  * The webhook outbox on PostgreSQL: the same claims, records and reads as on SQLite, and replicas (separate
  * pools) claiming one queue at once: FOR UPDATE SKIP LOCKED in READ COMMITTED transactions never leases a
- * row twice, and a killed replica's leases (columns) run out and are taken over.
+ * row twice, and a killed replica's leases (columns) run out and are taken over. With every cap counted, a claim
+ * reads and leases its due rows in one statement when they fit every cap together (`PickOptions.lease`), and reads,
+ * deals and then leases them when they might not: either way every subscription, receiver and tenant stays under
+ * its cap.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
@@ -14,6 +17,7 @@ import { OUTBOX_TRANSACTION, openDeliveryOutbox } from '../../src/store/webhooks
 import { generateMessageId } from '../../src/webhooks/signature.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { DEFAULT_ATTEMPT_RULES } from '../support/webhook-helpers.js';
+import { recordTransactions } from '../support/wire-recorder.js';
 
 const OK = { ok: true, statusCode: 200, durationMs: 3, error: null } as const;
 const FAIL = { ok: false, statusCode: 500, durationMs: 4, error: 'receiver answered 500' } as const;
@@ -181,5 +185,59 @@ describe('webhook outbox on PostgreSQL', () => {
     expect(await other.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'dead', outcome: OK, now: 30_001 })).toEqual({ status: 'lease_lost' });
     expect(await other.recordAttempt({ ...DEFAULT_ATTEMPT_RULES, deliveryId: id!, owner: 'other', outcome: OK, now: 30_001 })).toMatchObject({ status: 'succeeded' });
     expect(await other.liveOwners(30_001)).toEqual([]);
+  });
+});
+
+describe('webhook claims on PostgreSQL, caps counted', () => {
+  // Workspace A: two subscriptions on two receivers; workspace B: one, on A's first receiver's host. Caps of 4 a
+  // subscription and a receiver: A's two subscriptions ask 8 together, which fits a tenant cap of 8, not one of 6.
+  it.each([
+    { tenantCap: 8, oneStatement: true },
+    { tenantCap: 6, oneStatement: false },
+  ])('tenant cap $tenantCap: replicas lease each row once, every cap holds (always read and leased in one statement: $oneStatement)', async ({ tenantCap, oneStatement }) => {
+    const setup = open();
+    const [a, b] = [await workspace(setup), await workspace(setup)];
+    const subs = [
+      { id: await subscription(setup, a, `a1-${tenantCap}`, 'https://one.example.com/h'), tenant: a, endpoint: `${a} one` },
+      { id: await subscription(setup, a, `a2-${tenantCap}`, 'https://two.example.com/h'), tenant: a, endpoint: `${a} two` },
+      { id: await subscription(setup, b, `b1-${tenantCap}`, 'https://one.example.com/other'), tenant: b, endpoint: `${b} one` },
+    ];
+    await setup.write(async (tx) => {
+      const queue = createDeliveryStore(tx, generateMessageId);
+      for (const sub of subs) for (let i = 0; i < 40; i += 1) await queue.enqueue({ subscriptionId: sub.id, eventType: 'x', payload: { i }, now: 0 });
+    });
+    // Three replicas, the first words of every statement they send recorded.
+    const heads: string[] = [];
+    const replicas = [open(), open(), open()].map((db) => (recordTransactions(db, heads), openDeliveryOutbox(db, generateMessageId)));
+    const options = (owner: string): ClaimOptions => ({
+      now: 1, limit: 16, owner, leaseMs: 60_000, perSubscriptionCap: 4, perEndpointCap: 4, perTenantCap: tenantCap,
+    });
+    const seen = new Set<number>();
+    for (let round = 0; seen.size < 120 && round < 100; round += 1) {
+      const claims: ClaimedDelivery[][] = await Promise.all(replicas.map((replica, r) => replica.claimQueued(options(`r${r}`))));
+      const inFlight = new Map<string, number>();
+      const count = (key: string) => inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+      for (const d of claims.flat()) {
+        expect(seen.has(d.id)).toBe(false);
+        seen.add(d.id);
+        const sub = subs.find((s) => s.id === d.subscriptionId)!;
+        count(`sub ${sub.id}`);
+        count(`endpoint ${sub.endpoint}`);
+        count(`tenant ${sub.tenant}`);
+      }
+      for (const [key, n] of inFlight) expect(n).toBeLessThanOrEqual(key.startsWith('tenant') ? tenantCap : 4);
+      await Promise.all(
+        claims.map((claimed, r) =>
+          replicas[r]!.recordAndClaim(claimed.map((d) => ({ ...DEFAULT_ATTEMPT_RULES, deliveryId: d.id, owner: `r${r}`, outcome: OK, now: 1 })), null),
+        ),
+      );
+    }
+    expect(seen.size).toBe(120);
+    const leasedInOne = heads.filter((head) => head.startsWith('WITH due AS')).length;
+    const dealtFirst = heads.filter((head) => head.startsWith('SELECT a.sub, due.id,')).length;
+    // A tenant cap of 8 always fits A's asks: every claim leases in one statement. One of 6 does not while both of
+    // A's subscriptions have rows due and no lease: those claims read and deal first.
+    if (oneStatement) expect([leasedInOne > 0, dealtFirst]).toEqual([true, 0]);
+    else expect(dealtFirst).toBeGreaterThan(0);
   });
 });

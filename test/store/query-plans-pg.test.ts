@@ -121,8 +121,7 @@ describe('webhook claim candidates on PostgreSQL', () => {
     const candidates = made.find((s) => s.text.postgres.includes('AS due') && s.text.postgres.includes('FOR NO KEY UPDATE OF s'));
     expect(candidates).toBeDefined();
     // The statistics (analyzed above) show 3,000 pending deliveries, as after a backlog that has since drained.
-    const { text, names } = toPositional(candidates!.text.postgres);
-    const plan = await genericPlanOfText(text, names.map((name) => ({ now: 1, session: 'NULL', dueCap: 32 })[name]!));
+    const plan = await genericPlanOf(candidates!, { now: 1, session: 'NULL', dueCap: 32 });
     expect(plan).toMatch(/Index Only Scan using webhook_deliveries_pending_sub on webhook_deliveries d\w* [^\n]*\n\s+Index Cond: \(\(subscription_id = s\.id\) AND \(next_attempt_at/);
     expect(plan).not.toContain('Seq Scan on webhook_deliveries');
   });

@@ -16,33 +16,7 @@ import { DEFAULT_ATTEMPT_RULES } from '../support/webhook-helpers.js';
 import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { fixedRandom } from '../support/test-engine.js';
 import type { TestDatabase } from '../support/postgres.js';
-
-/**
- * The transactions run on `db`'s connections, each as its round trips, each of those as the heads of its
- * statements; `statements` gets the head of every statement, in or out of a transaction.
- */
-function recordTransactions(db: PgDatabase, statements: string[] = []): Array<string[][]> {
-  const transactions: Array<string[][]> = [];
-  db.pool.on('connect', (client) => {
-    let awaiting = 0;
-    let current: string[][] | undefined;
-    const original = client.query.bind(client) as (config: unknown) => Promise<unknown>;
-    (client as unknown as { query: (config: unknown) => Promise<unknown> }).query = (config) => {
-      const text = typeof config === 'string' ? config : (config as { text: string }).text;
-      const head = text.trim().split(/\s+/).slice(0, 3).join(' ');
-      if (head.startsWith('BEGIN')) transactions.push((current = []));
-      if (current !== undefined) {
-        if (awaiting === 0) current.push([]);
-        current.at(-1)!.push(head);
-      }
-      if (head === 'COMMIT' || head === 'ROLLBACK') current = undefined;
-      statements.push(head);
-      awaiting += 1;
-      return original(config).finally(() => (awaiting -= 1));
-    };
-  });
-  return transactions;
-}
+import { recordTransactions } from '../support/wire-recorder.js';
 
 describe('round trips on PostgreSQL', () => {
   let database: TestDatabase | undefined;

@@ -95,11 +95,7 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     const bySub = new Map<number, DueRow[]>();
     const wanted = asks.filter((ask) => ask.lim > 0);
     if (wanted.length === 0) return bySub;
-    for (const row of await sql.all(DUE_OF_MANY, { asks: JSON.stringify(wanted), now })) {
-      const rows = bySub.get(row.sub) ?? [];
-      rows.push(row);
-      bySub.set(row.sub, rows);
-    }
+    for (const row of await sql.all(DUE_OF_MANY, { asks: JSON.stringify(wanted), now })) pushTo(bySub, row.sub, row);
     return bySub;
   };
 
@@ -153,10 +149,42 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     };
     // ...and under the subscription's own cap, as far as its live leases are counted.
     const ownRoomOf = (subscription: Candidate): number => Math.min(roomOf(subscription), options.perSubscriptionCap - (liveOf?.get(subscription.id) ?? 0));
+    // Every candidate has due work: one left at a cap, or given all the room it had (it may have more), may
+    // leave some behind. Without the live leases counted, the room under its own cap is not known here.
+    let leftBehind = liveOf === undefined;
+    /** A subscription's due rows (under its own room, `ownRoom`) taken into the deal and counted against its caps. */
+    const take = <Row extends DueRow>(subscription: PickedSubscription, rows: Row[], ownRoom: number): void => {
+      if (ownRoom <= 0 || rows.length === 0 || rows.length >= ownRoom) leftBehind = true;
+      if (rows.length === 0) return;
+      const tenant = tenantOf(subscription);
+      found.set(subscription.id, subscription);
+      add(`${tenant} ${endpointOf(subscription.url)}`, rows.length);
+      add(tenant, rows.length);
+      pushTo(byTenant, tenant, rows);
+    };
+    /** The rows taken, dealt round-robin (the tenant served first rotating), and `onPicked` told. */
+    const deal = (): DueRow[] => {
+      const tenants = [...byTenant.values()].map(interleave);
+      let rotation: number;
+      if (options.rotation === undefined) {
+        ownRotation = (ownRotation + 1) % Math.max(1, tenants.length);
+        rotation = ownRotation;
+      } else {
+        rotation = options.rotation % Math.max(1, tenants.length);
+      }
+      const dealt = interleave([...tenants.slice(rotation), ...tenants.slice(0, rotation)]);
+      options.onPicked?.(leftBehind || dealt.length > limit);
+      return dealt.slice(0, limit);
+    };
     if (options.lease !== undefined && liveOf !== undefined && sql.dialect === 'postgres') {
       const asks = subscriptions.map((sub) => ({ sub, room: ownRoomOf(sub), lim: Math.min(ownRoomOf(sub), sub.due ?? Infinity) }));
       if (fitTogether(asks, busy, limit, endpointCap, tenantCap)) {
-        await leaseWhole(asks, options, options.lease);
+        const { onLeased } = options.lease;
+        // The rows arrive before the COMMIT's answer; they fit every cap together, so the deal takes them all.
+        await leaseDue(asks, options, options.lease, (bySub) => {
+          for (const { sub, room } of asks) take(sub, bySub.get(sub.id) ?? [], room);
+          onLeased(deal() as Array<LeasedRow & DueRow>, found);
+        });
         return { ids: [], subscriptions: found, leased: true };
       }
     }
@@ -165,81 +193,37 @@ export function createDeliveryPicker(sql: SqlExecutor) {
     const prefetched = liveOf !== undefined && sql.dialect === 'postgres'
       ? await dueOfMany(subscriptions.map((sub) => ({ sub: sub.id, lim: ownRoomOf(sub) })), now)
       : undefined;
-    // Every candidate has due work: one left at a cap, or given all the room it had (it may have more), may
-    // leave some behind. Without the live leases counted, the room under its own cap is not known here.
-    let leftBehind = liveOf === undefined;
     for (const subscription of subscriptions) {
-      const tenant = tenantOf(subscription);
-      const endpoint = `${tenant} ${endpointOf(subscription.url)}`;
       const room = roomOf(subscription);
       const ownRoom = ownRoomOf(subscription);
       if (ownRoom <= 0) {
-        leftBehind = true;
+        take(subscription, [], ownRoom);
         continue;
       }
       const rows = prefetched !== undefined
         ? (prefetched.get(subscription.id) ?? []).slice(0, room)
         : await dueOf(subscription.id, now, room, options.perSubscriptionCap, liveOf);
-      if (rows.length === 0 || rows.length >= ownRoom) leftBehind = true;
-      if (rows.length === 0) continue;
-      found.set(subscription.id, subscription);
-      add(endpoint, rows.length);
-      add(tenant, rows.length);
-      const lists = byTenant.get(tenant) ?? [];
-      lists.push(rows);
-      byTenant.set(tenant, lists);
+      take(subscription, rows, ownRoom);
     }
-    const dealt = dealOrder(byTenant, options);
-    options.onPicked?.(leftBehind || dealt.length > limit);
-    return { ids: dealt.slice(0, limit).map((row) => row.id), subscriptions: found };
-  };
-
-  /** The tenants' rows dealt round-robin (see the picker's fairness), the tenant served first rotating. */
-  const dealOrder = <Row>(byTenant: Map<string, Row[][]>, options: PickOptions): Row[] => {
-    const tenants = [...byTenant.values()].map(interleave);
-    let rotation: number;
-    if (options.rotation === undefined) {
-      ownRotation = (ownRotation + 1) % Math.max(1, tenants.length);
-      rotation = ownRotation;
-    } else {
-      rotation = options.rotation % Math.max(1, tenants.length);
-    }
-    return interleave([...tenants.slice(rotation), ...tenants.slice(0, rotation)]);
+    return { ids: deal().map((row) => row.id), subscriptions: found };
   };
 
   /**
-   * Reads and leases every due row the asks name in one statement (LEASE_DUE), then deals them as the pick would
-   * have: since they fit together, it takes them all, in the same order, and tells `onPicked` the same.
+   * Reads and leases every due row the asks name in one statement (LEASE_DUE), unanswered: `onRows` gets them by
+   * subscription, oldest first, when they arrive (inside a transaction on PostgreSQL this resolves once sent).
    */
-  const leaseWhole = async (asks: ReadonlyArray<{ sub: PickedSubscription; room: number; lim: number }>, options: PickOptions, lease: PickLease): Promise<void> => {
+  const leaseDue = async (
+    asks: ReadonlyArray<{ sub: PickedSubscription; lim: number }>, options: PickOptions, lease: PickLease,
+    onRows: (bySub: Map<number, Array<LeasedRow & DueRow>>) => void,
+  ): Promise<void> => {
     const wanted = asks.filter((ask) => ask.lim > 0).map(({ sub, lim }) => ({ sub: sub.id, lim }));
-    const deal = (leased: Array<LeasedRow & { due_at: number }>): void => {
-      const bySub = new Map<number, Array<LeasedRow & { due_at: number }>>();
-      for (const row of leased) {
-        const rows = bySub.get(row.subscription_id);
-        if (rows === undefined) bySub.set(row.subscription_id, [row]);
-        else rows.push(row);
-      }
-      const byTenant = new Map<string, Array<Array<LeasedRow & { due_at: number }>>>();
-      const picked = new Map<number, PickedSubscription>();
-      let leftBehind = false;
-      for (const { sub, room } of asks) {
-        const rows = (bySub.get(sub.id) ?? []).sort((a, b) => a.due_at - b.due_at || a.id - b.id);
-        // As the deal of a read pick: a subscription at a cap, or given all its room, may leave work behind.
-        if (room <= 0 || rows.length === 0 || rows.length >= room) leftBehind = true;
-        if (rows.length === 0) continue;
-        picked.set(sub.id, sub);
-        const lists = byTenant.get(tenantOf(sub));
-        if (lists === undefined) byTenant.set(tenantOf(sub), [rows]);
-        else lists.push(rows);
-      }
-      const dealt = dealOrder(byTenant, options);
-      options.onPicked?.(leftBehind);
-      lease.onLeased(dealt.map(({ due_at: _dueAt, ...row }) => row), picked);
+    const group = (leased: Array<LeasedRow & DueRow>): void => {
+      const bySub = new Map<number, Array<LeasedRow & DueRow>>();
+      for (const row of leased.sort((a, b) => a.due_at - b.due_at || a.id - b.id)) pushTo(bySub, row.subscription_id, row);
+      onRows(bySub);
     };
-    if (wanted.length === 0) return deal([]);
-    // Inside a transaction on PostgreSQL this resolves once sent; `deal` runs when the rows arrive, before the COMMIT's answer.
-    await writeUnanswered(sql, LEASE_DUE, { asks: JSON.stringify(wanted), now: options.now, owner: lease.owner, leaseUntil: lease.leaseUntil }, deal);
+    if (wanted.length === 0) return group([]);
+    await writeUnanswered(sql, LEASE_DUE, { asks: JSON.stringify(wanted), now: options.now, owner: lease.owner, leaseUntil: lease.leaseUntil }, group);
   };
 
   return {
@@ -272,6 +256,13 @@ function fitTogether(
   }
   const within = (asked: Map<string, number>, cap: number) => [...asked].every(([key, n]) => n <= cap - (busy.get(key) ?? 0));
   return total <= limit && within(byTenant, tenantCap) && within(byEndpoint, endpointCap);
+}
+
+/** Adds `value` to the list `map` holds under `key`. */
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
 }
 
 /** Round-robin merge: the first of each list, then the second of each, and so on. */

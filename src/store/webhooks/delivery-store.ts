@@ -39,7 +39,6 @@ export interface ClaimOptions {
   onPicked?: (leftBehind: boolean) => void;
 }
 
-
 const rowToClaimed = (row: DeliveryRow): ClaimedDelivery => ({
   id: row.id,
   subscriptionId: row.subscription_id,
