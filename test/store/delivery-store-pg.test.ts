@@ -4,7 +4,7 @@
  * row twice, and a killed replica's leases (columns) run out and are taken over. With every cap counted, a claim
  * reads and leases its due rows in one statement when they fit every cap together (`PickOptions.lease`), and reads,
  * deals and then leases them when they might not: either way every subscription, receiver and tenant stays under
- * its cap.
+ * its cap, and each subscription's rows come oldest due first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
@@ -239,5 +239,24 @@ describe('webhook claims on PostgreSQL, caps counted', () => {
     // A's subscriptions have rows due and no lease: those claims read and deal first.
     if (oneStatement) expect([leasedInOne > 0, dealtFirst]).toEqual([true, 0]);
     else expect(dealtFirst).toBeGreaterThan(0);
+  });
+
+  it('a claim in one statement hands over a subscription\'s rows oldest due first, an expired lease by when it ran out', async () => {
+    const db = open();
+    const heads: string[] = [];
+    recordTransactions(db, heads);
+    const sub = await subscription(db, await workspace(db), 'oldest-first');
+    const outbox = openDeliveryOutbox(db, generateMessageId);
+    const enqueue = (now: number) => db.write(async (tx) => (await createDeliveryStore(tx, generateMessageId).enqueue({ subscriptionId: sub, eventType: 'x', payload: { now }, now }))!);
+    const options = { limit: 10, leaseMs: 15, perSubscriptionCap: 10, perEndpointCap: 10, perTenantCap: 10 };
+    // The first delivery leased at 0 until 15 and never answered; two more due at 5 and 10.
+    const expired = await enqueue(0);
+    expect((await outbox.claimQueued({ ...options, now: 0, owner: 'dead' })).map((d) => d.id)).toEqual([expired]);
+    const [at5, at10] = [await enqueue(5), await enqueue(10)];
+    heads.length = 0;
+    const claimed = await outbox.claimQueued({ ...options, now: 20, owner: 'next' });
+    expect(heads.some((head) => head.startsWith('WITH due AS'))).toBe(true);
+    // Due at 5, 10 and 15: neither the order of the ids nor its reverse.
+    expect(claimed.map((d) => d.id)).toEqual([at5, at10, expired]);
   });
 });

@@ -125,13 +125,15 @@ export const DUE_OF_MANY = postgresOnly<DueRow & { sub: number }>(`
 // PostgreSQL only: DUE_OF_MANY's rows leased by the statement that reads them, for a claim whose asks all fit
 // (see `PickOptions.lease`): the claim's due rows and its leases in one round trip, its COMMIT riding behind it.
 // The rows are updated by key (`id = ANY` of the rows read): joined to them, the planner (which guesses 100 asks
-// of the JSON, and rows for each) hashed a scan of the whole table.
+// of the JSON, and rows for each) hashed a scan of the whole table. Each row's due time (an expired lease's is
+// overwritten) is looked up in two arrays of the rows read, built once: a sub-select of them per row read every
+// row for each (256 rows: 9.0 ms against 5.4 alone in the statement; 8 or 32 rows: the same).
 export const LEASE_DUE = postgresOnly<LeasedRow & { due_at: number }>(`
   WITH due AS MATERIALIZED (${DUE_OF_MANY.text.postgres})
   UPDATE webhook_deliveries d SET status = 'delivering', lease_owner = @owner, lease_until = @leaseUntil
   WHERE d.id = ANY(ARRAY(SELECT id FROM due))
   RETURNING d.id, d.subscription_id, d.webhook_msg_id, d.event_type, d.payload, d.attempts, d.created_at,
-    (SELECT due.due_at FROM due WHERE due.id = d.id) AS due_at`);
+    (ARRAY(SELECT due_at FROM due ORDER BY id))[array_position(ARRAY(SELECT id FROM due ORDER BY id), d.id)] AS due_at`);
 
 // PostgreSQL only: a subscription's live leases, counted before its rows are locked.
 export const LIVE_OF = query<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries
