@@ -36,19 +36,19 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   // (`nextDueAt`, asked right after the run): a wake-up that finds nothing (every accepted batch wakes the
   // dispatcher) costs one statement, not two.
   let idleUntil: { at: number | null } | undefined;
-  const claimBatch = async (expectWork: boolean): Promise<ClaimedSend[]> => {
+  /** A claim's messages, and whether it may have left due ones behind (`claimDueHeads`). */
+  const claimBatch = async (expectWork: boolean): Promise<{ claimed: ClaimedSend[]; more: boolean }> => {
     idleUntil = undefined;
     // A plain read first: most polls find nothing due, and they should not take the write lock for it. The
     // earliest time a queue head is due is due now exactly when some head is (the claim's own conditions).
-    // On PostgreSQL a claim that expects work skips that read: right after a batch that did work (under load the
-    // next claim almost always finds some), and on a wake-up (a send was just queued): the read would be one
-    // more round trip before the claim. Finding nothing then costs three statements more, once: an empty claim
-    // transaction, then the runner's own look.
+    // On PostgreSQL a claim that expects work skips that read: right after a batch that left some behind, and on
+    // a wake-up (a send was just queued): the read would be one more round trip before the claim. Finding nothing
+    // then costs three statements more, once: an empty claim transaction, then the runner's own look.
     if (!expectWork || ctx.database.dialect === 'sqlite') {
       const dueAt = await ctx.stores.jobs.nextSendTime();
       if (dueAt === null || dueAt > ctx.clock.now()) {
         idleUntil = { at: dueAt };
-        return [];
+        return { claimed: [], more: false };
       }
     }
     // Read committed: on PostgreSQL the claim locks the jobs it takes and their accounts (SKIP LOCKED), so
@@ -66,7 +66,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
         const claims: HeadClaim[] = [];
         const gone: number[] = [];
         const nextSlot = new Map<number, number>();
-        for (const { job, message, account, sendIntervalMs } of await tx.stores.sendQueue.claimDueHeads(now, SEND_BATCH)) {
+        const { heads, more } = await tx.stores.sendQueue.claimDueHeads(now, SEND_BATCH);
+        for (const { job, message, account, sendIntervalMs } of heads) {
           if (message === undefined || account === undefined) {
             gone.push(job.id);
             continue;
@@ -79,7 +80,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
         }
         for (const jobId of gone) await tx.stores.jobs.remove(jobId);
         await tx.stores.sendQueue.applyClaims(claims, owner, now + tx.config.sendLeaseMs);
-        return claimed;
+        return { claimed, more };
       },
       { isolation: 'read committed', genericPlans: true },
     );
@@ -231,7 +232,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     async runDue(woken = false) {
       await reapDeadLeases();
       let processed = 0;
-      for (let batch = await claimBatch(woken); batch.length > 0; batch = await claimBatch(true)) {
+      for (let claim = await claimBatch(woken); claim.claimed.length > 0; claim = await claimBatch(true)) {
+        const batch = claim.claimed;
         const outcomes = await deliver(batch);
         const done = batch.flatMap((claimed, i) => (outcomes[i] === TRY_AGAIN ? [] : [{ claimed, outcome: outcomes[i] as DeliveryOutcome }]));
         await completeBatch(done);
@@ -239,6 +241,11 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
         processed += done.length;
         // Only retries left: the next claim would find them again at once; leave them to the next poll.
         if (done.length === 0) break;
+        // A claim that took every message due leaves none for another now (on PostgreSQL an empty transaction
+        // of two round trips after every batch). A send queued meanwhile has woken the runner, which runs again
+        // at once; one due later (spacing), or left locked by another transaction, is found by its next look
+        // (`nextDueAt`).
+        if (!claim.more) break;
       }
       return processed;
     },

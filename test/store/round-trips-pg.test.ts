@@ -56,7 +56,7 @@ describe('round trips on PostgreSQL', () => {
     }
   });
 
-  it('accepting it takes 3, claiming it 2, completing it 2, each with its events\' deliveries and COMMIT in one', async () => {
+  it('accepting it takes 3, claiming it 2, completing it 2, each with its events\' deliveries and COMMIT in one; no claim follows', async () => {
     const { engine, transactions, ws } = await engineWithAccount('+15550009101');
     try {
       for (const event_type of ['chat:created', 'message:sent:new']) await engine.webhooks(ws).create({ event_type, url: 'https://example.com/hook' });
@@ -78,6 +78,8 @@ describe('round trips on PostgreSQL', () => {
       const claim = including('WITH leased AS');
       expect(claim).toHaveLength(2);
       expect(lastTrip(claim)).toEqual(['WITH leased AS', 'COMMIT']);
+      // It took every message due: no claim transaction follows it to find nothing (two round trips).
+      expect(ran.filter((trips) => trips.flat().some((head) => head.startsWith('SELECT to_jsonb(j)')))).toHaveLength(1);
       // BEGIN with the jobs removed, the message marked Sent and read (its workspace's subscriptions with it), and
       // the message:sent:new body read behind them; its deliveries with the COMMIT. No probe of the subscriptions.
       const complete = including('WITH removed AS');
