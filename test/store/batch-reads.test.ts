@@ -90,7 +90,7 @@ describe('batch reads on PostgreSQL', () => {
     }
   });
 
-  it('the sends\' prelude and the send claim run generic plans, and only they: the settings are back after them', async () => {
+  it('the preludes of sends and incoming messages and the send claim run generic plans, and only they: the settings are back after them', async () => {
     // One pooled connection, so the prepared statements' counters read below are those of the batches' connection.
     const clock = new FakeClock();
     const engine = createEngine({ database: new PgDatabase({ url: pgUrl(), poolSize: 1 }), clock, random: fixedRandom(), deliverWebhooks: false });
@@ -98,6 +98,7 @@ describe('batch reads on PostgreSQL', () => {
       const ws = (await engine.admin.createWorkspace({ name: 'Plans', quota: 100 })).workspace_id;
       await engine.sim(ws).connect({ phone: '+15550007011' });
       for (let n = 0; n < 8; n += 1) {
+        await engine.sim(ws).receive({ to: '+15550007011', from: `+1415555082${n}`, text: 'planned too' });
         await engine.workspace(ws).sendToPhone({ phone: `+1415555081${n}`, text: 'planned' });
         clock.advance(5_000);
         await engine.workers.runDue();
@@ -112,6 +113,7 @@ describe('batch reads on PostgreSQL', () => {
       // Left to themselves, PostgreSQL plans these anew at (almost) every call: their custom plans look cheaper.
       const of = (head: string) => plans.counted.find((row) => row.statement.startsWith(head))!;
       expect(of('WITH locked AS')).toMatchObject({ generic_plans: 9, custom_plans: 0 });
+      expect(of('WITH p AS')).toMatchObject({ generic_plans: 8, custom_plans: 0 });
       expect(of('SELECT to_jsonb(j) AS job')).toMatchObject({ custom_plans: 0 });
       expect(of('SELECT to_jsonb(j) AS job').generic_plans).toBeGreaterThanOrEqual(8);
     } finally {

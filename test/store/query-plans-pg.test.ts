@@ -16,6 +16,7 @@
  *   key: a generic plan of nine relations joined once hashed a scan of the whole chats table.
  * - The send claim's leases (on their generic plan) update each job, account and message by its key. Joined to an
  *   unnest of the claims, the generic plan guessed its size and hashed a scan of the whole jobs table.
+ * - The incoming messages' prelude (on its generic plan) reads each account by its phone and each chat by its key.
  * - The sim hand-over (migration 20's function, on its generic plan) reads each earlier delivery, account and
  *   unreachable number by key.
  * - The send completion (on its generic plan) reaches each message, its chat, account, file and reply by key.
@@ -217,5 +218,22 @@ describe('sim hand-over query plan on PostgreSQL', () => {
     expectByKey(plan, ['sim_deliveries', 'sim_numbers']);
     expect(plan).toMatch(/Index Scan using sim_deliveries_pkey on sim_deliveries d\s.*\n\s+Index Cond: \(message_uid = r\.uid\)/);
     expect(plan).toMatch(/Index (Only )?Scan using sim_numbers_pkey on sim_numbers n/);
+  });
+});
+
+describe('incoming messages prelude query plan on PostgreSQL', () => {
+  it('its generic plan reads each account by its phone and each chat by its key, with thousands of both', async () => {
+    await import('../../src/store/batch-read-store.js');
+    const prelude = made.find((s) => s.text.postgres.includes('FROM p JOIN messenger_accounts a ON a.phone = p.account_phone'));
+    expect(prelude).toBeDefined();
+    await client.query(`INSERT INTO messenger_accounts (workspace_id, phone, full_name, email, status, created_at)
+      SELECT 1, '+1556' || n, 'A', 'a@example.com', 'connected', 0 FROM generate_series(1, 2000) AS n`);
+    await client.query(`INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
+      SELECT 1, a.id, '+49' || n, a.phone || ' ' || n, 'contact', 0 FROM messenger_accounts a CROSS JOIN generate_series(1, 10) AS n`);
+    await client.query('ANALYZE messenger_accounts, chats');
+    const plan = await genericPlanOf(prelude!, { accountPhones: "'{+15561}'", contactPhones: "'{+491}'", chatNames: "'{x}'", now: 1, count: 1 });
+    // Without the accounts asked for by their phones (`= ANY`), it hashed a scan of every account.
+    expect(plan).toMatch(/Index Scan using messenger_accounts_phone_key on messenger_accounts a|Index Cond: \(phone = ANY \(\$1\)\)/);
+    expect(plan).not.toMatch(/Seq Scan on (messenger_accounts|chats)\b/);
   });
 });

@@ -43,8 +43,10 @@ describe('round trips on PostgreSQL', () => {
         await engine.sim(ws).receive({ to: '+15550009102', from: '+14155559102', text });
         return transactions.slice(before).find((trips) => trips.flat().some((head) => head.startsWith('WITH p AS')))!;
       };
-      // BEGIN with the batch's prelude; the messages' insert with the COMMIT.
-      expect(await receive('unsubscribed')).toEqual([['BEGIN', 'WITH p AS'], ['INSERT INTO messages', 'COMMIT']]);
+      // BEGIN with the batch's prelude (between the settings of its plan); the messages' insert with the COMMIT.
+      expect(await receive('unsubscribed')).toEqual([
+        ['BEGIN', 'SET LOCAL plan_cache_mode', 'WITH p AS', 'SET LOCAL plan_cache_mode'], ['INSERT INTO messages', 'COMMIT'],
+      ]);
       await engine.webhooks(ws).create({ event_type: 'message:received:new', url: 'https://example.com/hook' });
       // BEGIN with the prelude; the insert with the event's body read behind it; its deliveries with the COMMIT.
       const subscribed = await receive('subscribed');
