@@ -61,6 +61,13 @@ afterAll(async () => {
   await database.drop();
 });
 
+/** The one statement of those made so far whose PostgreSQL text `matches`; the test fails when there is none. */
+function madeStatement(matches: (text: string) => boolean): Statement {
+  const statement = made.find((s) => matches(s.text.postgres));
+  expect(statement).toBeDefined();
+  return statement!;
+}
+
 /** The generic plan PostgreSQL makes for `statement` (what `allOnGenericPlan` and a `genericPlans` transaction run), its numbers given inline. */
 async function genericPlanOf(statement: Statement, params: Record<string, number | string>): Promise<string> {
   const { text, names } = toPositional(statement.text.postgres);
@@ -97,20 +104,17 @@ describe('webhook delivery query plans on PostgreSQL', () => {
   it('leasing and recording a few of 3,000 deliveries look them up by index, not by scanning the table', async () => {
     await import('../../src/store/webhooks/delivery-store.js');
     await import('../../src/store/webhooks/delivery-attempts.js');
-    const lease = made.find((s) => s.text.postgres.startsWith('UPDATE webhook_deliveries') && s.text.postgres.includes("SET status = 'delivering', lease_owner = @owner"));
-    const leaseDue = made.find((s) => s.text.postgres.includes('WITH due AS MATERIALIZED'));
-    const record = made.find((s) => s.text.postgres.includes('WITH attempt AS'));
-    expect(lease).toBeDefined();
-    expect(leaseDue).toBeDefined();
-    expect(record).toBeDefined();
-    const leasePlan = await planOf(lease!, { ids: [5, 6, 7], owner: 'w1', leaseUntil: 1 });
+    const lease = madeStatement((text) => text.startsWith('UPDATE webhook_deliveries') && text.includes("SET status = 'delivering', lease_owner = @owner"));
+    const leaseDue = madeStatement((text) => text.includes('WITH due AS MATERIALIZED'));
+    const record = madeStatement((text) => text.includes('WITH attempt AS'));
+    const leasePlan = await planOf(lease, { ids: [5, 6, 7], owner: 'w1', leaseUntil: 1 });
     expect(leasePlan).toMatch(/Index Scan using webhook_deliveries_pkey on webhook_deliveries/);
     expect(leasePlan).not.toContain('Seq Scan on webhook_deliveries');
     // A claim's due rows read and leased in one statement: the rows it read are leased by key.
-    const leaseDuePlan = await planOf(leaseDue!, { asks: JSON.stringify([{ sub: 1, lim: 3 }]), now: 1, owner: 'w1', leaseUntil: 1 });
+    const leaseDuePlan = await planOf(leaseDue, { asks: JSON.stringify([{ sub: 1, lim: 3 }]), now: 1, owner: 'w1', leaseUntil: 1 });
     expect(leaseDuePlan).toMatch(/Index Scan using webhook_deliveries_pkey on webhook_deliveries d/);
     expect(leaseDuePlan).not.toContain('Seq Scan on webhook_deliveries d');
-    const recordPlan = await planOf(record!, { ids: [5, 6, 7], statusCodes: [200, 200, 200], durations: [3, 3, 3], owner: 'w1', now: 1 });
+    const recordPlan = await planOf(record, { ids: [5, 6, 7], statusCodes: [200, 200, 200], durations: [3, 3, 3], owner: 'w1', now: 1 });
     expect(recordPlan).toMatch(/Index Scan using webhook_deliveries_\w+ on webhook_deliveries/);
     expect(recordPlan).not.toContain('Seq Scan on webhook_deliveries');
   });
@@ -119,10 +123,9 @@ describe('webhook delivery query plans on PostgreSQL', () => {
 describe('webhook claim candidates on PostgreSQL', () => {
   it("counting each subscription's due rows reads its index range on the generic plan, even with a backlog in the statistics", async () => {
     await import('../../src/store/webhooks/delivery-picker-sql.js');
-    const candidates = made.find((s) => s.text.postgres.includes('AS due') && s.text.postgres.includes('FOR NO KEY UPDATE OF s'));
-    expect(candidates).toBeDefined();
+    const candidates = madeStatement((text) => text.includes('AS due') && text.includes('FOR NO KEY UPDATE OF s'));
     // The statistics (analyzed above) show 3,000 pending deliveries, as after a backlog that has since drained.
-    const plan = await genericPlanOf(candidates!, { now: 1, session: 'NULL', dueCap: 32 });
+    const plan = await genericPlanOf(candidates, { now: 1, session: 'NULL', dueCap: 32 });
     expect(plan).toMatch(/Index Only Scan using webhook_deliveries_pending_sub on webhook_deliveries d\w* [^\n]*\n\s+Index Cond: \(\(subscription_id = s\.id\) AND \(next_attempt_at/);
     expect(plan).not.toContain('Seq Scan on webhook_deliveries');
   });
@@ -131,13 +134,12 @@ describe('webhook claim candidates on PostgreSQL', () => {
 describe('send queue query plans on PostgreSQL', () => {
   it('the next send time reads each account\'s head by index, never the whole queue', async () => {
     await import('../../src/store/job-store.js');
-    const next = made.find((s) => s.text.postgres.startsWith('SELECT MIN(GREATEST('));
-    expect(next).toBeDefined();
-    const plan = await planOf(next!, {});
+    const next = madeStatement((text) => text.startsWith('SELECT MIN(GREATEST('));
+    const plan = await planOf(next, {});
     expect(plan).toMatch(/Index (Only )?Scan using jobs_queue_head on jobs/);
     expect(plan).not.toContain('Seq Scan on jobs');
     // And it answers: the account's head is due.
-    const { rows } = await client.query<{ t: string | null }>(toPositional(next!.text.postgres).text);
+    const { rows } = await client.query<{ t: string | null }>(toPositional(next.text.postgres).text);
     expect(rows[0]!.t).not.toBeNull();
   });
 });
@@ -145,11 +147,10 @@ describe('send queue query plans on PostgreSQL', () => {
 describe('send claim query plan on PostgreSQL', () => {
   it('its generic plan fetches each claimed job by its key, never walking the queue', async () => {
     await import('../../src/store/send-queue-store.js');
-    const claim = made.find((s) => s.text.postgres.startsWith('SELECT to_jsonb(j) AS job'));
-    expect(claim).toBeDefined();
+    const claim = madeStatement((text) => text.startsWith('SELECT to_jsonb(j) AS job'));
     // The backlog as the statistics see it once analyzed: 15,000 queued sends, one account, one workspace.
     await client.query('ANALYZE messenger_accounts, workspaces');
-    const plan = await genericPlanOf(claim!, { now: 1, limit: 64 });
+    const plan = await genericPlanOf(claim, { now: 1, limit: 64 });
     expect(plan).toMatch(/Index Scan using jobs_pkey on jobs j .*\n\s+Index Cond: \(id = q\.id\)/);
     expect(plan).not.toContain('Merge Join');
   });
@@ -158,15 +159,14 @@ describe('send claim query plan on PostgreSQL', () => {
 describe('send completion query plan on PostgreSQL', () => {
   it('its generic plan reaches every message and chat by its key, with thousands of chats and messages', async () => {
     await import('../../src/store/send-queue-store.js');
-    const finish = made.find((s) => s.text.postgres.startsWith('WITH removed AS (DELETE FROM jobs'));
-    expect(finish).toBeDefined();
+    const finish = madeStatement((text) => text.startsWith('WITH removed AS (DELETE FROM jobs'));
     // 3,000 contacts of the account, each with a message, as after a busy hour; fresh statistics.
     await client.query(`INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
       SELECT 1, 1, '+1415' || n, 'Contact ' || n, 'contact', 0 FROM generate_series(1, 3000) AS n`);
     await client.query(`INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, created_at)
       SELECT 'm' || c.id, 1, c.id, 1, 'sent', 'Pending', 0 FROM chats c`);
     await client.query('ANALYZE chats, messages, messenger_accounts, jobs');
-    const plan = await genericPlanOf(finish!, { ids: "'{1,2,3}'", sentIds: "'{1,2}'", networkMessageIds: "'{n1,n2}'", now: 1 });
+    const plan = await genericPlanOf(finish, { ids: "'{1,2,3}'", sentIds: "'{1,2}'", networkMessageIds: "'{n1,n2}'", now: 1 });
     // (The account's table holds one row: scanning it is its cheapest read.)
     expectByKey(plan, ['messages', 'chats', 'jobs']);
     expect(plan).toMatch(/Index Scan using messages_pkey on messages m .*\n\s+Index Cond: \(id = ANY \(\$\d+\)\)/);
@@ -177,10 +177,9 @@ describe('send completion query plan on PostgreSQL', () => {
 describe('send claim leases query plan on PostgreSQL', () => {
   it("its generic plan leases each job and moves each message by its key, with 15,000 queued and the completion's 3,000 messages", async () => {
     await import('../../src/store/send-queue-store.js');
-    const apply = made.find((s) => s.text.postgres.startsWith('WITH leased AS (UPDATE jobs'));
-    expect(apply).toBeDefined();
+    const apply = madeStatement((text) => text.startsWith('WITH leased AS (UPDATE jobs'));
     await client.query('ANALYZE jobs, messages, messenger_accounts');
-    const plan = await genericPlanOf(apply!, { jobIds: "'{1,2}'", accountIds: "'{1,1}'", nextSendAts: "'{5,5}'", messageIds: "'{1,2}'", owner: "'w1'", until: 9 });
+    const plan = await genericPlanOf(apply, { jobIds: "'{1,2}'", accountIds: "'{1,1}'", nextSendAts: "'{5,5}'", messageIds: "'{1,2}'", owner: "'w1'", until: 9 });
     expectByKey(plan, ['jobs', 'messages']);
     expect(plan).toMatch(/Index Scan using jobs_pkey on jobs\s.*\n\s+Index Cond: \(id = ANY \(\$\d+\)\)/);
   });
@@ -224,14 +223,13 @@ describe('sim hand-over query plan on PostgreSQL', () => {
 describe('incoming messages prelude query plan on PostgreSQL', () => {
   it('its generic plan reads each account by its phone and each chat by its key, with thousands of both', async () => {
     await import('../../src/store/batch-read-store.js');
-    const prelude = made.find((s) => s.text.postgres.includes('FROM p JOIN messenger_accounts a ON a.phone = p.account_phone'));
-    expect(prelude).toBeDefined();
+    const prelude = madeStatement((text) => text.includes('FROM p JOIN messenger_accounts a ON a.phone = p.account_phone'));
     await client.query(`INSERT INTO messenger_accounts (workspace_id, phone, full_name, email, status, created_at)
       SELECT 1, '+1556' || n, 'A', 'a@example.com', 'connected', 0 FROM generate_series(1, 2000) AS n`);
     await client.query(`INSERT INTO chats (workspace_id, messenger_account_id, contact_phone, name, started_by, created_at)
       SELECT 1, a.id, '+49' || n, a.phone || ' ' || n, 'contact', 0 FROM messenger_accounts a CROSS JOIN generate_series(1, 10) AS n`);
     await client.query('ANALYZE messenger_accounts, chats');
-    const plan = await genericPlanOf(prelude!, { accountPhones: "'{+15561}'", contactPhones: "'{+491}'", chatNames: "'{x}'", now: 1, count: 1 });
+    const plan = await genericPlanOf(prelude, { accountPhones: "'{+15561}'", contactPhones: "'{+491}'", chatNames: "'{x}'", now: 1, count: 1 });
     // Without the accounts asked for by their phones (`= ANY`), it hashed a scan of every account.
     expect(plan).toMatch(/Index Scan using messenger_accounts_phone_key on messenger_accounts a|Index Cond: \(phone = ANY \(\$1\)\)/);
     expect(plan).not.toMatch(/Seq Scan on (messenger_accounts|chats)\b/);
