@@ -33,13 +33,20 @@ export interface ServerMetricsOptions {
 
 const DEFAULT_MIN_RENDER_INTERVAL_MS = 1000;
 
+/**
+ * How often the event loop's lag is sampled for `svc_nodejs_eventloop_lag_*`. prom-client's default, 10 ms, wakes
+ * an idle server about 100 times a second for that alone; a stall still shows in full (it delays the pending
+ * sample by its length), and a scrape every 15 s still gets 150 samples.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export function createServerMetrics(options: ServerMetricsOptions = {}): ServerMetrics {
   const minRenderIntervalMs = options.minRenderIntervalMs ?? DEFAULT_MIN_RENDER_INTERVAL_MS;
   const clock = options.now ?? Date.now;
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+  collectDefaultMetrics({ register: registry, prefix: 'svc_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   const attempts = new Counter({ name: 'svc_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers: [registry] });
   const attemptSeconds = new Histogram({ name: 'svc_webhook_attempt_duration_seconds', help: 'Time one webhook POST took', buckets: LATENCY_BUCKETS, registers: [registry] });
   const deliverySeconds = new Histogram({
