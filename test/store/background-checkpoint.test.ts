@@ -29,6 +29,23 @@ describe('checkpointInBackground', () => {
     db.close();
   });
 
+  it('after a quiet spell, when it looks less often, it still copies new writes within its longest wait', async () => {
+    const path = join(tempDir(), 'svc.db');
+    const db = openDatabase(path);
+    const checkpoints = checkpointInBackground(db, path, 20, 320);
+    db.exec('CREATE TABLE filler (x BLOB)');
+    // 20, 40, 80, 160, 320: by now the thread waits its longest between looks.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const before = statSync(path).size;
+    const insert = db.prepare('INSERT INTO filler VALUES (randomblob(4000))');
+    for (let i = 0; i < 1000; i += 1) insert.run();
+    const started = Date.now();
+    expect(await waitFor(() => statSync(path).size > before + 3_000_000)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await checkpoints.stop();
+    db.close();
+  });
+
   it('without the thread (the control), nothing reaches the database file', async () => {
     const path = join(tempDir(), 'svc.db');
     const db = openDatabase(path);
