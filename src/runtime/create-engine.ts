@@ -5,7 +5,7 @@ import { createSendDispatcher } from '../workers/send-dispatcher.js';
 import { createWebhookRunner } from '../workers/webhook-runner.js';
 import { createOwnerMailer, type OwnerMailerOptions } from '../workers/owner-mailer.js';
 import type { SmtpSettings } from '../workers/smtp.js';
-import { createWorkerRunner, type JobRunner } from '../workers/worker-runner.js';
+import { createWorkerRunner, REPLICA_IDLE_POLL_MS, type JobRunner } from '../workers/worker-runner.js';
 import { createWakeBus, WAKE_EVERYTHING } from './wake-bus.js';
 import { WEBHOOKS_WAKE } from '../engine/webhooks/runtime.js';
 import { createMaintenanceRunner } from '../workers/maintenance.js';
@@ -100,7 +100,10 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
   // The webhook outbox is the default sink: every engine (local and served) records deliveries.
   ctx.events = parts.events?.(ctx) ?? createWebhookEventSink(ctx, ignoreEvents);
   ctx.network.start(createInbound(ctx));
+  // A PostgreSQL replica hears every other replica's wake-ups, so its polls may slow down while they find nothing.
+  const idlePollMs = database.dialect === 'postgres' && parts.replica === true ? REPLICA_IDLE_POLL_MS : undefined;
   const webhookRunner = createWebhookRunner(ctx, {
+    ...(idlePollMs === undefined ? {} : { idlePollMs }),
     ...(parts.webhookSend === undefined ? {} : { send: parts.webhookSend }),
     ...(parts.webhookResolveHost === undefined ? {} : { resolveHost: parts.webhookResolveHost }),
   });
@@ -116,6 +119,8 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     ],
     clock,
     ctx.logger,
+    undefined,
+    idlePollMs,
   );
   // Work made in this process is picked up at once; on PostgreSQL, work made by other replicas too.
   const wakeBus = createWakeBus(database, ctx.logger, { listen: parts.replica === true });

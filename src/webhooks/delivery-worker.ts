@@ -77,6 +77,11 @@ export class DeliveryWorker {
   private woken = false;
   private wakeScheduled = false;
   private timer: NodeJS.Timeout | null = null;
+  /** The poll's wait now (`start`): `pollMs`, doubled after each poll that followed no work, up to `idlePollMs`. */
+  private pollWait = 0;
+  private polls = { pollMs: 0, idlePollMs: 0 };
+  /** Whether anything was woken, claimed or recorded since the last poll: the poll then waits no longer. */
+  private busySincePoll = false;
   private stopped = false;
   private processed = 0;
   private readonly toRecord: Array<{ delivery: ClaimedDelivery; outcome: SendOutcome; finishedAt: number; recorded: () => void }> = [];
@@ -122,6 +127,12 @@ export class DeliveryWorker {
   wake(): void {
     this.claimAsked = true;
     this.woken = true;
+    this.busySincePoll = true;
+    // Polls slowed down while idle: work came, so the next one is soon again (retries, replicas' leases).
+    if (this.timer !== null && this.pollWait > this.polls.pollMs) {
+      clearTimeout(this.timer);
+      this.armPoll(this.polls.pollMs);
+    }
     if (this.wakeScheduled) return;
     this.wakeScheduled = true;
     setImmediate(() => {
@@ -221,6 +232,7 @@ export class DeliveryWorker {
     } catch (error) {
       this.o.onError(error);
     }
+    if (claimed.length > 0 || batch.length > 0) this.busySincePoll = true;
     // Started before the recorded ones leave `inFlight`, so `runDue` sees no gap in between.
     this.startAll(claimed);
     for (const { recorded } of batch) recorded();
@@ -268,19 +280,35 @@ export class DeliveryWorker {
     return this.o.outbox.nextDueAt();
   }
 
-  /** Polls with real timers. Idempotent. */
-  start(pollMs = 250): void {
+  /**
+   * Polls with real timers, every `pollMs`; with `idlePollMs` longer, a poll that follows no work (nothing woken,
+   * claimed or recorded since the last) waits twice as long as the last, up to `idlePollMs`, and a wake-up brings
+   * it back to `pollMs`. Idempotent.
+   */
+  start(pollMs = 250, idlePollMs = pollMs): void {
     this.stopped = false;
     if (this.timer !== null) return;
-    this.timer = setInterval(() => this.poll(), pollMs);
-    this.timer.unref();
+    this.polls = { pollMs, idlePollMs };
+    this.armPoll(pollMs);
     void this.tick();
+  }
+
+  private armPoll(wait: number): void {
+    this.pollWait = wait;
+    this.timer = setTimeout(() => {
+      const { pollMs, idlePollMs } = this.polls;
+      const next = this.busySincePoll || this.inFlight.size > 0 ? pollMs : Math.min(idlePollMs, this.pollWait * 2);
+      this.busySincePoll = false;
+      this.armPoll(next);
+      this.poll();
+    }, wait);
+    this.timer.unref();
   }
 
   /** Stops claiming and waits for a claim under way and the deliveries in flight (at most the send timeout). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) clearInterval(this.timer);
+    if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     // Attempts waiting for a claim are recorded now: there will be no more claims.
     if (this.toRecord.length > 0) void this.loop();

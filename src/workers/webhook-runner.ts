@@ -37,6 +37,8 @@ export interface WebhookRunnerOptions {
   concurrency?: number;
   /** DNS behind the connect-time address check (default: the system resolver); tests play a rebinding attacker. */
   resolveHost?: ResolveHost;
+  /** The longest a poll waits once polls find nothing (`DeliveryWorker.start`); default: `WEBHOOK_POLL_MS`. */
+  idlePollMs?: number;
 }
 
 /**
@@ -118,7 +120,7 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     },
     start() {
       started = true;
-      worker.start(WEBHOOK_POLL_MS);
+      worker.start(WEBHOOK_POLL_MS, options.idlePollMs ?? WEBHOOK_POLL_MS);
     },
     async stop() {
       started = false;

@@ -35,11 +35,21 @@ export interface WorkerRunner extends WorkerControl {
 }
 
 /**
+ * How long a poll may wait at most on a PostgreSQL replica (`svc serve --database`), doubling after each look that
+ * found no work. Every wake-up reaches every replica by NOTIFY there (src/runtime/wake-bus.ts), so a poll only
+ * finds time-based work (retries, spacing, leases running out) and work whose NOTIFY was lost. At 100 ms an idle
+ * replica spent 85-95 ms of CPU a second on polls (about 45 round trips a second to the database, per replica).
+ */
+export const REPLICA_IDLE_POLL_MS = 1000;
+
+/**
  * Drives job runners with real timers, each on its own loop: a slow runner (webhook endpoints may take
  * 5 s) never delays another (the send dispatcher). Other processes may add work to the same database at any
- * time, so each loop also polls at `pollMs`; it sleeps less when it knows work is due sooner.
+ * time, so each loop also polls at `pollMs`; it sleeps less when it knows work is due sooner. With `idlePollMs`
+ * longer, a loop whose last run was a poll that found nothing waits twice as long as before, up to `idlePollMs`
+ * (still less when it knows work is due sooner); a wake-up or a run that finds work brings it back to `pollMs`.
  */
-export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: Logger, pollMs = 100): WorkerRunner {
+export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: Logger, pollMs = 100, idlePollMs = pollMs): WorkerRunner {
   const runOne = async (runner: JobRunner, woken = false): Promise<number> => {
     try {
       return await runner.runDue(woken);
@@ -61,6 +71,7 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
     let again = false;
     let wakeScheduled = false;
     let inFlight: Promise<number> = Promise.resolve(0);
+    let pollWait = pollMs;
     // Reads when the next run is due and sets the timer; `busy` until then, so a wake-up meanwhile is not lost.
     const schedule = async () => {
       let due: number | null = null;
@@ -77,13 +88,14 @@ export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: L
         return;
       }
       busy = false;
-      const wait = due === null ? pollMs : Math.max(0, Math.min(pollMs, due - clock.now()));
+      const wait = due === null ? pollWait : Math.max(0, Math.min(pollWait, due - clock.now()));
       timer = setTimeout(() => tick(false), wait);
       timer.unref?.();
     };
     const tick = (woken: boolean) => {
       busy = true;
       const run = runOne(runner, woken).then(async (count) => {
+        pollWait = woken || count > 0 ? pollMs : Math.min(idlePollMs, pollWait * 2);
         if (again && running) {
           again = false;
           tick(true);
