@@ -10,7 +10,7 @@ export const CHECKPOINT_IDLE_INTERVAL_MS = 800;
 
 // The thread's whole program. It runs PASSIVE checkpoints only: they never take the write lock and never
 // wait, so the server's writers are not held up. A RESTART or TRUNCATE would block them. The statement is
-// prepared once (a PRAGMA prepared at every tick was a quarter of an idle server's CPU), and while the WAL stays
+// prepared once (a PRAGMA prepared at every tick took a quarter of an idle server's CPU samples), and while the WAL stays
 // as it was the thread looks less often, up to \`maxIntervalMs\`, so an idle server's thread mostly sleeps.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
