@@ -103,7 +103,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
   // A PostgreSQL replica hears every other replica's wake-ups, so its polls may slow down while they find nothing.
   const idlePollMs = database.dialect === 'postgres' && parts.replica === true ? REPLICA_IDLE_POLL_MS : undefined;
   const webhookRunner = createWebhookRunner(ctx, {
-    ...(idlePollMs === undefined ? {} : { idlePollMs }),
+    idlePollMs,
     ...(parts.webhookSend === undefined ? {} : { send: parts.webhookSend }),
     ...(parts.webhookResolveHost === undefined ? {} : { resolveHost: parts.webhookResolveHost }),
   });
@@ -119,8 +119,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     ],
     clock,
     ctx.logger,
-    undefined,
-    idlePollMs,
+    { idlePollMs },
   );
   // Work made in this process is picked up at once; on PostgreSQL, work made by other replicas too.
   const wakeBus = createWakeBus(database, ctx.logger, { listen: parts.replica === true });

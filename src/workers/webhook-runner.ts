@@ -38,7 +38,7 @@ export interface WebhookRunnerOptions {
   /** DNS behind the connect-time address check (default: the system resolver); tests play a rebinding attacker. */
   resolveHost?: ResolveHost;
   /** The longest a poll waits once polls find nothing (`DeliveryWorker.start`); default: `WEBHOOK_POLL_MS`. */
-  idlePollMs?: number;
+  idlePollMs?: number | undefined;
 }
 
 /**

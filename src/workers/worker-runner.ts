@@ -49,7 +49,12 @@ export const REPLICA_IDLE_POLL_MS = 1000;
  * longer, a loop whose last run was a poll that found nothing waits twice as long as before, up to `idlePollMs`
  * (still less when it knows work is due sooner); a wake-up or a run that finds work brings it back to `pollMs`.
  */
-export function createWorkerRunner(runners: JobRunner[], clock: Clock, logger: Logger, pollMs = 100, idlePollMs = pollMs): WorkerRunner {
+export function createWorkerRunner(
+  runners: JobRunner[],
+  clock: Clock,
+  logger: Logger,
+  { pollMs = 100, idlePollMs = pollMs }: { pollMs?: number; idlePollMs?: number | undefined } = {},
+): WorkerRunner {
   const runOne = async (runner: JobRunner, woken = false): Promise<number> => {
     try {
       return await runner.runDue(woken);

@@ -33,8 +33,8 @@ describe('polls that slow down while idle', () => {
   it('the worker loop waits twice as long after each look that found nothing, up to idlePollMs; without it, every pollMs', async () => {
     const slowing = idleRunner();
     const steady = idleRunner();
-    const a = createWorkerRunner([slowing], systemClock, silentLogger, 20, 640);
-    const b = createWorkerRunner([steady], systemClock, silentLogger, 20);
+    const a = createWorkerRunner([slowing], systemClock, silentLogger, { pollMs: 20, idlePollMs: 640 });
+    const b = createWorkerRunner([steady], systemClock, silentLogger, { pollMs: 20 });
     a.start();
     b.start();
     await sleep(1_500);
@@ -46,18 +46,18 @@ describe('polls that slow down while idle', () => {
   });
 
   it('a wake-up brings the worker loop back to pollMs', async () => {
-    const runner = idleRunner();
-    let woke = 0;
-    const found = { ...runner, runDue: async (w?: boolean) => (runner.runs.push(performance.now()), w === true ? 1 : 0) };
-    const workers = createWorkerRunner([found], systemClock, silentLogger, 25, 800);
+    // Finds work only when woken.
+    const runs: number[] = [];
+    const found: JobRunner = { name: 'send', runDue: async (woken) => (runs.push(performance.now()), woken === true ? 1 : 0), nextDueAt: () => null };
+    const workers = createWorkerRunner([found], systemClock, silentLogger, { pollMs: 25, idlePollMs: 800 });
     workers.start();
     await sleep(1_000);
-    const before = runner.runs.length;
-    woke = performance.now();
+    const before = runs.length;
+    const woke = performance.now();
     workers.wake('send');
     await sleep(300);
     await workers.stop();
-    const after = runner.runs.slice(before);
+    const after = runs.slice(before);
     // The woken run at once, then polls about 25 ms apart again (at least one more within 300 ms, not 800).
     expect(after.length).toBeGreaterThanOrEqual(3);
     expect(after[0]! - woke).toBeLessThan(200);

@@ -22,7 +22,7 @@ describe('worker runner wake', () => {
   it('runs the named runner at once instead of at its next poll; others are left alone', async () => {
     const send = counting('send');
     const other = counting('other');
-    const workers = createWorkerRunner([send, other], systemClock, silentLogger, 60_000);
+    const workers = createWorkerRunner([send, other], systemClock, silentLogger, { pollMs: 60_000 });
     workers.start();
     await settle();
     expect([send.runs, other.runs]).toEqual([1, 1]);
@@ -51,7 +51,7 @@ describe('worker runner wake', () => {
     const runsReach = async (n: number) => {
       for (let waited = 0; asked.length < n && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     };
-    const workers = createWorkerRunner([runner], systemClock, silentLogger, 60_000);
+    const workers = createWorkerRunner([runner], systemClock, silentLogger, { pollMs: 60_000 });
     workers.start();
     await runsReach(1);
     workers.wake('send');
@@ -71,7 +71,7 @@ describe('worker runner wake', () => {
       }),
       nextDueAt: () => null,
     };
-    const workers = createWorkerRunner([slow], systemClock, silentLogger, 60_000);
+    const workers = createWorkerRunner([slow], systemClock, silentLogger, { pollMs: 60_000 });
     workers.start();
     workers.wake('send');
     await settle();
