@@ -81,6 +81,8 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate, 
     // From the event's outbox row being written to its successful attempt finishing (the server's histogram, coarse).
     queued_to_recorded_ms: { p50: histogramMs(after, 'svc_webhook_delivery_latency_seconds', 50), p99: histogramMs(after, 'svc_webhook_delivery_latency_seconds', 99) },
     http_request_ms: { p50: histogramMs(after, 'svc_http_request_duration_seconds', 50), p99: histogramMs(after, 'svc_http_request_duration_seconds', 99) },
+    // From a send's acceptance to the network taking it: the send queue's part of send -> webhook.
+    accepted_to_sent_ms: { p50: histogramMs(after, 'svc_send_latency_seconds', 50), p99: histogramMs(after, 'svc_send_latency_seconds', 99) },
   };
   const delivered = (await call(`${receiver.url}/__stats`)).count;
   const latency = (prefix) => {
@@ -157,7 +159,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         results.push({ round: r, build: dir, store, ...result });
         const s = result.send_to_webhook_ms;
         const n = result.incoming_to_webhook_ms;
-        console.error(`| ${dir} | ${store} | ${result.achieved_per_second} req/s | send→hook p50 ${s.p50} p99 ${s.p99} (${s.count}/${s.of}) | incoming→hook p50 ${n.p50} p99 ${n.p99} (${n.count}/${n.of}) | queued at stop ${result.deliveries_queued_when_load_stopped} | ${result.deliveries} deliveries | machine ${result.machine_busy_percent} % busy | server CPU ${result.server_cpu_us_per_request} µs/request | in server: queued→recorded p50 ${result.in_server.queued_to_recorded_ms.p50} p99 ${result.in_server.queued_to_recorded_ms.p99}, HTTP p50 ${result.in_server.http_request_ms.p50} p99 ${result.in_server.http_request_ms.p99} |`);
+        console.error(`| ${dir} | ${store} | ${result.achieved_per_second} req/s | send→hook p50 ${s.p50} p99 ${s.p99} (${s.count}/${s.of}) | incoming→hook p50 ${n.p50} p99 ${n.p99} (${n.count}/${n.of}) | queued at stop ${result.deliveries_queued_when_load_stopped} | ${result.deliveries} deliveries | machine ${result.machine_busy_percent} % busy | server CPU ${result.server_cpu_us_per_request} µs/request | in server: queued→recorded p50 ${result.in_server.queued_to_recorded_ms.p50} p99 ${result.in_server.queued_to_recorded_ms.p99}, HTTP p50 ${result.in_server.http_request_ms.p50} p99 ${result.in_server.http_request_ms.p99}, accepted→sent p50 ${result.in_server.accepted_to_sent_ms.p50} p99 ${result.in_server.accepted_to_sent_ms.p99} |`);
       }
     }
   }

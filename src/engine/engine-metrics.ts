@@ -7,9 +7,15 @@ export interface EngineMetrics {
   webhookAttempt(outcome: 'succeeded' | 'retry_scheduled' | 'failed' | 'lease_lost', durationMs: number, sinceQueuedMs: number): void;
   /** A tenant's webhook backlog passed (or fell back under) the bound. */
   webhookBacklog(tenantsOverBound: number): void;
+  /**
+   * A message the dispatcher finished (Sent, or Failed by the network or its account), counted once its completion
+   * committed: how long since it was accepted, so the send queue's share of a send's time shows apart from HTTP's
+   * and the webhook outbox's.
+   */
+  messageFinished(outcome: 'sent' | 'failed', sinceAcceptedMs: number): void;
 }
 
-export const noMetrics: EngineMetrics = { webhookAttempt: () => undefined, webhookBacklog: () => undefined };
+export const noMetrics: EngineMetrics = { webhookAttempt: () => undefined, webhookBacklog: () => undefined, messageFinished: () => undefined };
 
 /** Queue depths read on demand (a scrape), per kind of work. */
 export interface QueueStats {

@@ -41,6 +41,8 @@ const DEFAULT_MIN_RENDER_INTERVAL_MS = 1000;
 export const EVENT_LOOP_SAMPLE_MS = 100;
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** A send's queue time: milliseconds for an unspaced account (finer at the low end), seconds behind spacing. */
+const SEND_LATENCY_BUCKETS = [0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export function createServerMetrics(options: ServerMetricsOptions = {}): ServerMetrics {
   const minRenderIntervalMs = options.minRenderIntervalMs ?? DEFAULT_MIN_RENDER_INTERVAL_MS;
@@ -53,6 +55,13 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     name: 'svc_webhook_delivery_latency_seconds',
     help: 'From the event being queued to its successful delivery',
     buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const sendSeconds = new Histogram({
+    name: 'svc_send_latency_seconds',
+    help: 'From a message being accepted to the network taking it (sent) or refusing it (failed)',
+    labelNames: ['outcome'],
+    buckets: SEND_LATENCY_BUCKETS,
     registers: [registry],
   });
   const overBound = new Gauge({ name: 'svc_webhook_tenants_over_backlog_bound', help: 'Tenants whose pending deliveries passed the backlog bound', registers: [registry] });
@@ -77,6 +86,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
         if (outcome === 'succeeded') deliverySeconds.observe(sinceQueuedMs / 1000);
       },
       webhookBacklog: (tenants) => overBound.set(tenants),
+      messageFinished: (outcome, sinceAcceptedMs) => sendSeconds.observe({ outcome }, sinceAcceptedMs / 1000),
     },
     httpRequest: (method, route, status, seconds) => http.observe({ method, route, status: String(status) }, seconds),
     watchQueues(read, now) {

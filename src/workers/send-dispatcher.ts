@@ -197,6 +197,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   // the network again, which answers with its earlier result (idempotent on the uid). On generic plans, as the claim.
   const completeBatch = async (batch: ReadonlyArray<{ claimed: ClaimedSend; outcome: DeliveryOutcome }>): Promise<void> => {
     if (batch.length === 0) return;
+    // The messages this completion finished (not those another process had), counted once it committed.
+    let finished: Array<{ message: MessageRow; outcome: DeliveryOutcome }> = [];
     await inWriteTransaction(ctx, async (tx) => {
       const now = tx.clock.now();
       const sent = batch.flatMap(({ claimed, outcome }) => (outcome.status === 'sent' ? [{ id: claimed.message.id, networkMessageId: outcome.networkMessageId }] : []));
@@ -215,6 +217,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
         const message = current.get(claimed.message.id);
         return message === undefined || message.status === 'Sent' || message.status === 'Failed' ? [] : [{ message, outcome }];
       });
+      finished = open;
       for (const { message, outcome } of open) {
         const workspaceId = message.workspace_id;
         if (outcome.status === 'sent') {
@@ -225,6 +228,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
         }
       }
     }, { genericPlans: true });
+    const now = ctx.clock.now();
+    for (const { message, outcome } of finished) ctx.metrics.messageFinished(outcome.status === 'sent' ? 'sent' : 'failed', now - message.created_at);
   };
 
   return {

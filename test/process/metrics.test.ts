@@ -11,15 +11,16 @@ describe('svc serve: GET /metrics', () => {
     await box.cleanup();
   });
 
-  it('exposes queue depths, oldest age, delivery latency, attempts by outcome, send queue and HTTP requests', async () => {
+  it('exposes queue depths, oldest age, delivery and send latency, attempts by outcome, send queue and HTTP requests', async () => {
     box = new ProcessSandbox();
     receiver = await startReceiver();
     const dataDir = box.tempDir('svc-metrics-');
     const { token } = await box.createWorkspace(dataDir, 'Metrics');
-    const server = await box.serve(dataDir, { args: ['--dev', '--rate-limit', '3'] });
+    const server = await box.serve(dataDir, { args: ['--dev', '--rate-limit', '4'] });
     expect((await api(server, token, 'POST', '/sim/accounts/connect', { phone: '+15550005001' })).status).toBe(200);
     expect((await api(server, token, 'POST', '/api/webhooks', { event_type: 'message:received:new', url: `${receiver.url}/h` })).status).toBe(200);
     expect((await api(server, token, 'POST', '/sim/messages', { from: '+4915100001', to: '+15550005001', text: 'hi' })).status).toBe(200);
+    expect((await api(server, token, 'POST', '/api/messages', { phone: '+14155550123', text: 'hello' })).status).toBe(200);
     await pollUntil('the delivery', async () => (receiver.requests.length > 0 ? true : undefined), { timeoutMs: 5000, intervalMs: 50 });
 
     // More scrapes than the per-minute limit allows requests: the scraper is never limited, and needs no token.
@@ -32,7 +33,7 @@ describe('svc serve: GET /metrics', () => {
     }
     await pollUntil('the attempt to be counted', async () => {
       text = await (await fetch(`${server.url}/metrics`)).text();
-      return /svc_webhook_attempts_total\{outcome="succeeded"\} 1/.test(text) ? true : undefined;
+      return /svc_webhook_attempts_total\{outcome="succeeded"\} 1/.test(text) && /svc_send_latency_seconds_count\{outcome="sent"\} 1/.test(text) ? true : undefined;
     }, { timeoutMs: 5000, intervalMs: 100 });
     for (const series of [
       /svc_queue_depth\{queue="webhook_workspace",state="pending"\} 0/,
@@ -42,6 +43,7 @@ describe('svc serve: GET /metrics', () => {
       /svc_queue_oldest_age_seconds\{queue="webhook_workspace"\} 0/,
       /svc_queue_oldest_age_seconds\{queue="send"\} [\d.]+/,
       /svc_webhook_delivery_latency_seconds_count 1/,
+      /svc_send_latency_seconds_bucket\{le="\+Inf",outcome="sent"\} 1/,
       /svc_webhook_attempt_duration_seconds_bucket\{le="5"\} 1/,
       /svc_webhook_tenants_over_backlog_bound 0/,
       /svc_http_request_duration_seconds_count\{method="POST",route="\/sim\/messages",status="200"\} 1/,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkWebhookBacklog } from '../../src/engine/webhooks/backlog.js';
+import { noMetrics } from '../../src/engine/engine-metrics.js';
 import { renderOwnerMail } from '../../src/workers/owner-mail-text.js';
 import { testEngine } from '../support/test-engine.js';
 
@@ -9,7 +10,7 @@ describe('webhook backlog bound', () => {
     const reported: number[] = [];
     const t = await testEngine({
       logger: { info: () => undefined, error: (line) => void logged.push(line) },
-      metrics: { webhookAttempt: () => undefined, webhookBacklog: (n) => void reported.push(n) },
+      metrics: { ...noMetrics, webhookBacklog: (n) => void reported.push(n) },
     });
     const ws = t.local.workspace_id;
     const sub = await t.engine.webhooks(ws).create({ event_type: 'message:new', url: 'https://hooks.example.com/slow' });
