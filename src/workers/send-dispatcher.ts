@@ -228,8 +228,9 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
         }
       }
     }, { genericPlans: true });
+    // Never negative: a replica whose clock runs behind may finish a message another one accepted.
     const now = ctx.clock.now();
-    for (const { message, outcome } of finished) ctx.metrics.messageFinished(outcome.status === 'sent' ? 'sent' : 'failed', now - message.created_at);
+    for (const { message, outcome } of finished) ctx.metrics.messageFinished(outcome.status, Math.max(0, now - message.created_at));
   };
 
   return {

@@ -49,13 +49,15 @@ describe.each(STORES)('the send latency metric on %s', (store) => {
     const t = await engineReporting();
     const sent = await t.api.sendToPhone({ phone: '+14155550123', text: 'Hi' });
     // The network takes it, but before this completion the message was made final elsewhere (a copy of its job).
-    const deliver = t.engine.context.network.deliver.bind(t.engine.context.network);
-    t.engine.context.network.deliver = async (request) => {
+    const { network, stores } = t.engine.context;
+    const deliver = network.deliver.bind(network);
+    network.deliverRun = undefined;
+    network.deliver = async (request) => {
       const outcome = await deliver(request);
-      await t.engine.context.stores.messages.setStatus({ id: (await t.engine.context.stores.messages.byUid(request.messageUid))!.id, status: 'Sent', failureReason: null, networkMessageId: 'elsewhere', sentAt: t.clock.now() });
+      const { id } = (await stores.messages.byUid(request.messageUid))!;
+      await stores.messages.setStatus({ id, status: 'Sent', failureReason: null, networkMessageId: 'elsewhere', sentAt: t.clock.now() });
       return outcome;
     };
-    t.engine.context.network.deliverRun = undefined;
     await t.engine.workers.runDue();
     expect(await t.api.getMessage(sent.message_uid)).toMatchObject({ status: 'Sent' });
     expect(t.reported).toEqual([]);
