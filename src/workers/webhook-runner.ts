@@ -37,7 +37,7 @@ export interface WebhookRunnerOptions {
   concurrency?: number;
   /** DNS behind the connect-time address check (default: the system resolver); tests play a rebinding attacker. */
   resolveHost?: ResolveHost;
-  /** The longest a poll waits once polls find nothing (`DeliveryWorker.start`); default: `WEBHOOK_POLL_MS`. */
+  /** The longest a poll waits once polls find nothing (`DeliveryWorker.start`, whose default is the poll itself). */
   idlePollMs?: number | undefined;
 }
 
@@ -120,7 +120,7 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     },
     start() {
       started = true;
-      worker.start(WEBHOOK_POLL_MS, options.idlePollMs ?? WEBHOOK_POLL_MS);
+      worker.start(WEBHOOK_POLL_MS, options.idlePollMs);
     },
     async stop() {
       started = false;
