@@ -24,6 +24,7 @@ import type { NetworkDriver } from '../network/driver.js';
 import type { Clock, Random } from '../wire/clock.js';
 import type { DomainEvent } from './events.js';
 import type { EngineMetrics } from './engine-metrics.js';
+import type { SendHandOff } from './send-hand-off.js';
 import { MAX_FILE_BYTES, MAX_TEXT_CHARACTERS } from '../wire/limits.js';
 
 /** Settings of one engine instance; every field has a default in `defaultEngineConfig`. */
@@ -98,6 +99,8 @@ export interface EngineContext {
    * process's, and on PostgreSQL every replica's. Inside a write transaction it takes effect after the commit.
    */
   wake: (runnerName: string) => void;
+  /** PostgreSQL: where sends claimed as they are accepted go to this process's dispatcher (`SendHandOff`). */
+  sendHandOff?: SendHandOff;
   /**
    * A condition every write transaction started from this context must still meet when it runs: the request's
    * API token is still live, when it was let in from memory (`RecalledTokens`). A grouped write is checked with

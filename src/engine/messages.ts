@@ -17,7 +17,10 @@ import { pageOf } from './paging.js';
 import { loadWorkspace } from './workspaces.js';
 import { prepareSends, type SendPreludeArg } from './batch-preludes.js';
 import { preludeShare } from '../store/sql-database.js';
-import type { DeferredWrites } from '../store/deferred-writes.js';
+import type { ClaimAhead, DeferredWrites } from '../store/deferred-writes.js';
+import type { AcceptedClaim } from '../store/rows.js';
+import { UNSPACED_RUN } from '../store/send-queue-store.js';
+import { claimAheadOwner, sendSpacingFor } from './send-hand-off.js';
 
 /** Loose shape of a phone as typed by people; separators are dropped, validity is the network's call. */
 const PHONE_LIKE = /^\+?[0-9][0-9 ().-]{2,30}$/;
@@ -92,8 +95,11 @@ async function acceptOutgoing(
   // faster in-process but slower over HTTP on a busy machine, where 31 waiters had done their inserts and
   // queued on the row; serializable isolation would fail all but one and run them again.)
   let deferred: DeferredWrites | undefined;
+  const handOff = ctx.sendHandOff;
+  let claimed: AcceptedClaim | undefined;
   const result = await inWriteTransaction<SendResult>(ctx, async (tx) => {
     deferred = tx.sql.deferred;
+    claimed = undefined;
     const now = tx.clock.now();
     const { account, chat } = await resolve(tx);
     // A chat made ahead by the batch's prelude and reached by id or name is this send's new chat all the same.
@@ -113,8 +119,14 @@ async function acceptOutgoing(
     // transaction with the rest of the group commit, in one statement on PostgreSQL (`flushAcceptedSends`).
     const used = workspace.quota_used + (tx.sql.deferred?.creditsOf(workspaceId) ?? 0);
     if (used + credits > workspace.quota_total) throw quotaExceeded(workspace, used, credits);
+    // Where this process's dispatcher takes hand-offs, the flush may claim the send as it writes it (`SendHandOff`).
+    const owner = claimAheadOwner(handOff, account, now);
+    const claimAhead: ClaimAhead | undefined = owner === undefined ? undefined : {
+      owner, leaseUntil: now + tx.config.sendLeaseMs, spacingMs: sendSpacingFor(tx, workspace.send_interval_ms),
+      run: workspace.send_interval_ms === 0 ? UNSPACED_RUN : 1, onClaimed: (claim) => (claimed = claim),
+    };
     tx.stores.messages.acceptSend({
-      uid, workspaceId, chatId: chat.id, accountId: account.id, text, fileId, templateId: template?.id ?? null, replyToId, credits, now,
+      uid, workspaceId, chatId: chat.id, accountId: account.id, text, fileId, templateId: template?.id ?? null, replyToId, credits, now, claimAhead,
     });
     if (label !== undefined && label.length > 0) await tx.stores.chats.addLabel(workspaceId, chat.id, label);
     // Only partner workspaces have quota alerts; the row in hand says so without another read.
@@ -125,6 +137,7 @@ async function acceptOutgoing(
   // The dispatcher would otherwise find the job only at its next poll (up to 100 ms later); unless the message
   // queued behind another of its account's, which the dispatchers already know about (`sendsNeedWake`).
   if (deferred?.sendsNeedWake !== false) ctx.wake('send');
+  if (claimed !== undefined) handOff?.give?.(claimed);
   return result;
 }
 

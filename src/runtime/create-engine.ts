@@ -96,6 +96,8 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     events: ignoreEvents,
     metrics: parts.metrics ?? noMetrics,
     wake: () => undefined,
+    // SQLite claims in a fraction of a millisecond: only PostgreSQL claims sends as it accepts them.
+    ...(database.dialect === 'postgres' && { sendHandOff: {} }),
   };
   // The webhook outbox is the default sink: every engine (local and served) records deliveries.
   ctx.events = parts.events?.(ctx) ?? createWebhookEventSink(ctx, ignoreEvents);

@@ -1,17 +1,7 @@
 import { query, type SqlExecutor, type StatementOptions } from './sql.js';
+import type { AccountRow } from './rows.js';
 
-export interface AccountRow {
-  id: number;
-  workspace_id: number;
-  user_id: number | null;
-  phone: string;
-  full_name: string;
-  email: string;
-  status: 'connected' | 'disconnected' | 'suspended';
-  connected_at: number | null;
-  next_send_at: number;
-  created_at: number;
-}
+export type { AccountRow };
 
 const BY_PHONE = query<AccountRow>('SELECT * FROM messenger_accounts WHERE phone = @phone');
 export const ACCOUNT_BY_ID = query<AccountRow>('SELECT * FROM messenger_accounts WHERE id = @id');

@@ -20,6 +20,20 @@ export interface AcceptedSend {
   replyToId: number | null;
   credits: number;
   now: number;
+  /** PostgreSQL, where this process's dispatcher takes hand-offs: the send may be claimed as it is written. */
+  claimAhead?: ClaimAhead;
+}
+
+/** What a send claimed at acceptance needs: the lease's owner and end, the account's spacing and run length. */
+export interface ClaimAhead {
+  owner: string;
+  leaseUntil: number;
+  /** Until the account's next send slot (0: unspaced). */
+  spacingMs: number;
+  /** How many of the account's first messages one claim takes (the dispatcher's unspaced run, or 1). */
+  run: number;
+  /** Told after the flush when the send was claimed (before the COMMIT's answer: it may still fail). */
+  onClaimed: (claim: AcceptedClaim) => void;
 }
 
 /** A message received from a contact, stored as Sent at `now`, with an id reserved for it. */
@@ -36,6 +50,7 @@ export interface ReceivedMessage {
 }
 
 import { hasNul, nulRefused } from '../wire/nul-text.js';
+import type { AcceptedClaim } from './rows.js';
 
 /**
  * Work a layer above the store leaves for the end of the transaction, after the rows above are written: every

@@ -1,30 +1,9 @@
-import type { MessageStatus } from '../wire/types.js';
 import type { AcceptedSend, ReceivedMessage } from './deferred-writes.js';
+import type { AcceptedClaim, MessageRow } from './rows.js';
 import { removeUnusedChats } from './chat-store.js';
-import { postgresOnly, query, writeUnanswered, type SqlExecutor } from './sql.js';
+import { postgresOnly, query, writeUnanswered, type Params, type SqlExecutor } from './sql.js';
 
-export interface MessageRow {
-  id: number;
-  uid: string;
-  workspace_id: number;
-  chat_id: number;
-  messenger_account_id: number;
-  direction: 'sent' | 'received';
-  status: MessageStatus;
-  failure_reason: string | null;
-  text: string | null;
-  file_id: number | null;
-  template_id: number | null;
-  reply_to_id: number | null;
-  credits: number;
-  network_message_id: string | null;
-  created_at: number;
-  sent_at: number | null;
-  file_uid: string | null;
-  reply_to_uid: string | null;
-  account_phone: string;
-  contact_phone: string;
-}
+export type { MessageRow };
 
 /** A message row to insert: an accepted send's fields with its direction and status. */
 export interface NewMessage extends AcceptedSend {
@@ -75,32 +54,54 @@ const INSERT_SEND_JOB = query('INSERT INTO jobs (kind, ref_id, queue_key, run_at
 const QUOTA_GUARD = 'accepted sends exceed their quota: the batch is not written';
 // The debit is conditional (room left), and every workspace of the batch must be debited (`svc_assert`,
 // migration 15): the statement fails otherwise, so the COMMIT can follow it unanswered.
-const FLUSH_SENDS = postgresOnly<{ guarded: boolean; messages: number; new_queues: number }>(
-  `WITH rows AS (
+//
+// `claiming` (a send of the batch carries `ClaimAhead`: this process's dispatcher takes hand-offs and is not busy
+// with its account already): an account whose queue held no send, that is connected and whose send slot is open,
+// has its first message (of an unspaced workspace, its first `run`) leased to `@owner` and moved to Sending, and
+// its next slot reserved, as the dispatcher's claim would do a moment later. Its queue was empty and only this
+// workspace's sends (behind its row lock, held here) queue on it, so no claim elsewhere can hold or take any of
+// its messages. `claimed` lists them as the claim reads them; `new_queues` counts the accounts left for a claim.
+const flushSendsSql = (claiming: boolean) => `WITH rows AS (
      SELECT * FROM unnest(@uids::text[], @workspaceIds::bigint[], @chatIds::bigint[], @accountIds::bigint[], @texts::text[],
-       @fileIds::bigint[], @templateIds::bigint[], @replyToIds::bigint[], @credits::int[], @nows::bigint[])
-       WITH ORDINALITY AS r(uid, workspace_id, chat_id, account_id, text, file_id, template_id, reply_to_id, credits, now, ord)),
+       @fileIds::bigint[], @templateIds::bigint[], @replyToIds::bigint[], @credits::int[], @nows::bigint[]${claiming ? ', @spacings::bigint[], @runs::int[], @places::int[]' : ''})
+       WITH ORDINALITY AS r(uid, workspace_id, chat_id, account_id, text, file_id, template_id, reply_to_id, credits, now${claiming ? ', spacing, run, place' : ''}, ord)),
    totals AS (SELECT workspace_id, SUM(credits) AS total FROM rows GROUP BY workspace_id),
    debited AS (
      UPDATE workspaces w SET quota_used = w.quota_used + t.total FROM totals t
      WHERE w.id = t.workspace_id AND w.quota_used + t.total <= w.quota_total RETURNING w.id),
-   m AS (
+${claiming ? `   -- Accounts whose queue held no send before (the statement's snapshot does not see its own inserts), with their
+   -- first send: a probe of the (kind, queue_key, id) index per account, never a join over the whole queue.
+   fresh AS (
+     SELECT * FROM rows r
+     WHERE place = 1 AND (SELECT h.id FROM jobs h WHERE h.kind = 'send' AND h.queue_key = r.account_id LIMIT 1) IS NULL),
+   opened AS (
+     UPDATE messenger_accounts a SET next_send_at = f.now + f.spacing FROM fresh f
+     WHERE a.id = f.account_id AND f.spacing IS NOT NULL AND a.status = 'connected' AND a.next_send_at <= f.now
+     RETURNING a.id, f.run, to_jsonb(a) AS account),
+` : ''}   m AS (
      INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, text, file_id, template_id,
        reply_to_id, credits, created_at)
-     SELECT uid, workspace_id, chat_id, account_id, 'sent', 'Pending', text, file_id, template_id, reply_to_id, credits, now
-     FROM rows ORDER BY ord
-     RETURNING id, workspace_id, messenger_account_id, credits, created_at),
-   j AS (INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at)
-     SELECT 'send', id, messenger_account_id, created_at, created_at FROM m ORDER BY id),
+     SELECT uid, workspace_id, chat_id, account_id, 'sent', ${claiming ? "CASE WHEN place <= o.run THEN 'Sending' ELSE 'Pending' END" : "'Pending'"},
+       text, file_id, template_id, reply_to_id, credits, now
+     FROM rows${claiming ? ' LEFT JOIN opened o ON o.id = rows.account_id' : ''} ORDER BY ord
+     RETURNING ${claiming ? '*' : 'id, workspace_id, messenger_account_id, credits, created_at'}),
+   j AS (INSERT INTO jobs (kind, ref_id, queue_key, run_at, created_at${claiming ? ', lease_owner, lease_until, attempts' : ''})
+     SELECT 'send', id, messenger_account_id, created_at, created_at${claiming ? `, CASE WHEN status = 'Sending' THEN @owner::text END,
+       CASE WHEN status = 'Sending' THEN @leaseUntil::bigint END, CASE WHEN status = 'Sending' THEN 1 ELSE 0 END` : ''}
+     FROM m ORDER BY id RETURNING id, ref_id),
    l AS (INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at)
      SELECT workspace_id, id, credits, 'debit', created_at FROM m ORDER BY id)
    SELECT svc_assert((SELECT COUNT(*) FROM debited) = (SELECT COUNT(*) FROM totals), '${QUOTA_GUARD}') AS guarded,
      (SELECT COUNT(*) FROM m) AS messages,
-     -- Accounts whose queue held no send before (the statement's snapshot does not see its own inserts); a
-     -- probe of the (kind, queue_key, id) index per account, never a join over the whole queue.
+     ${claiming ? '(SELECT COUNT(*) FROM fresh) - (SELECT COUNT(*) FROM opened)' : `-- Accounts whose queue held no send before (as \`fresh\` above)
      (SELECT COUNT(*) FROM (SELECT DISTINCT account_id FROM rows) r
-      WHERE (SELECT h.id FROM jobs h WHERE h.kind = 'send' AND h.queue_key = r.account_id LIMIT 1) IS NULL) AS new_queues`,
-);
+      WHERE (SELECT h.id FROM jobs h WHERE h.kind = 'send' AND h.queue_key = r.account_id LIMIT 1) IS NULL)`} AS new_queues${claiming ? `,
+     (SELECT jsonb_agg(jsonb_build_object('job_id', c.job_id, 'account', c.account, 'message', to_jsonb(c) - 'job_id' - 'account'))
+      FROM (SELECT m.*, ${MESSAGE_ADDED_COLUMNS}, j.id AS job_id, o.account
+            FROM m JOIN j ON j.ref_id = m.id JOIN opened o ON o.id = m.messenger_account_id WHERE m.status = 'Sending') c) AS claimed` : ''}`;
+type FlushAnswer = { guarded: boolean; messages: number; new_queues: number; claimed?: AcceptedClaim[] | null };
+const FLUSH_SENDS = postgresOnly<FlushAnswer>(flushSendsSql(false));
+const FLUSH_SENDS_CLAIMING = postgresOnly<FlushAnswer>(flushSendsSql(true));
 const DEBIT = query('UPDATE workspaces SET quota_used = quota_used + @credits WHERE id = @workspaceId AND quota_used + @credits <= quota_total');
 const LEDGER_DEBIT = query(
   `INSERT INTO credit_ledger (workspace_id, message_id, delta, reason, created_at) VALUES (@workspaceId, @id, @credits, 'debit', @now)`,
@@ -109,22 +110,35 @@ const LEDGER_DEBIT = query(
 /**
  * Writes the sends `tx` accepted (`DeferredWrites`), before its COMMIT: one statement on PostgreSQL; on SQLite
  * (no round trips to save) the same steps per send. A debit that finds no room (it cannot, after the check
- * behind the lock) fails the whole transaction rather than write a message its quota does not cover.
+ * behind the lock) fails the whole transaction rather than write a message its quota does not cover. Sends
+ * claimed at acceptance (PostgreSQL) are told so by their `claimAhead.onClaimed`, once the statement answers.
  */
 export async function flushAcceptedSends(tx: SqlExecutor, sends: readonly AcceptedSend[]): Promise<void> {
   if (sends.length === 0) return;
   if (tx.dialect === 'postgres') {
-    const params = {
+    const ahead = sends.find((s) => s.claimAhead !== undefined)?.claimAhead;
+    const params: Params = {
       uids: sends.map((s) => s.uid), workspaceIds: sends.map((s) => s.workspaceId), chatIds: sends.map((s) => s.chatId),
       accountIds: sends.map((s) => s.accountId), texts: sends.map((s) => s.text), fileIds: sends.map((s) => s.fileId),
       templateIds: sends.map((s) => s.templateId), replyToIds: sends.map((s) => s.replyToId), credits: sends.map((s) => s.credits),
       nows: sends.map((s) => s.now),
     };
+    if (ahead !== undefined) {
+      // Each send's place among its account's sends of the batch, from 1.
+      const counted = new Map<number, number>();
+      const places = sends.map((s) => counted.set(s.accountId, (counted.get(s.accountId) ?? 0) + 1).get(s.accountId)!);
+      Object.assign(params, {
+        spacings: sends.map((s) => s.claimAhead?.spacingMs ?? null), runs: sends.map((s) => s.claimAhead?.run ?? 0), places,
+        owner: ahead.owner, leaseUntil: ahead.leaseUntil,
+      });
+    }
     const deferred = tx.deferred!;
-    const noteQueues = (rows: Array<{ new_queues: number }>): void => {
-      deferred.sendsNeedWake = rows[0]!.new_queues > 0;
+    const answered = ([answer]: FlushAnswer[]): void => {
+      deferred.sendsNeedWake = Number(answer!.new_queues) > 0;
+      const byUid = new Map(sends.map((s) => [s.uid, s]));
+      for (const claim of answer!.claimed ?? []) byUid.get(claim.message.uid)?.claimAhead?.onClaimed(claim);
     };
-    await writeUnanswered(tx, FLUSH_SENDS, params, noteQueues);
+    await writeUnanswered(tx, ahead === undefined ? FLUSH_SENDS : FLUSH_SENDS_CLAIMING, params, answered);
     return;
   }
   for (const s of sends) {

@@ -40,7 +40,7 @@ const INTERVAL = query<{ send_interval_ms: number | null }>('SELECT send_interva
  * Most messages of one unspaced account (interval 0) a claim takes, handed to the network in queue order: its
  * rate is then not one message per claim, commit and completion.
  */
-const UNSPACED_RUN = 8;
+export const UNSPACED_RUN = 8;
 // PostgreSQL: the first jobs of each account's queue (`position` 1 is the head; more than one only where the
 // workspace sends unspaced), those due, with their message, account and interval. Read committed: it locks each
 // job and its account (NO KEY UPDATE: new chats and messages of the account, whose foreign key checks take KEY

@@ -5,6 +5,8 @@ import type { HeadClaim } from '../store/send-queue-store.js';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { restoreCredits } from '../engine/credits.js';
 import { noteSubscribedEvents } from '../engine/memo-keys.js';
+import { sendSpacingFor } from '../engine/send-hand-off.js';
+import type { AcceptedClaim } from '../store/rows.js';
 import { fromStorageError, isSvcError } from '../wire/errors.js';
 import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
 import type { JobRunner } from './worker-runner.js';
@@ -29,6 +31,9 @@ interface ClaimedSend {
  * message to Sending and reserves the account's next send slot, so spacing holds across processes. A
  * process killed mid-send leaves a lease that runs out; the next claim hands the message over again and
  * the driver, idempotent on the message uid, answers with the earlier result.
+ *
+ * On PostgreSQL, while its loop runs, it also takes the sends this process claimed as it accepted them
+ * (`SendHandOff`): they go to the network at its next run, ahead of its own claim.
  */
 export function createSendDispatcher(ctx: EngineContext, owner: string = processOwner()): JobRunner {
   const reapDeadLeases = createDeadLeaseReaper(ctx.stores.jobs, ctx.clock);
@@ -36,6 +41,19 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   // (`nextDueAt`, asked right after the run): a wake-up that finds nothing (every accepted batch wakes the
   // dispatcher) costs one statement, not two.
   let idleUntil: { at: number | null } | undefined;
+  // Sends claimed at acceptance and handed over, waiting for the next run; `stopped`: the loop no longer runs them.
+  const handedOver: ClaimedSend[] = [];
+  let stopped = true;
+  const toClaimed = ({ job_id: jobId, message, account }: AcceptedClaim): ClaimedSend => ({ jobId, message, account });
+  // How many messages of each account this dispatcher holds (handed over, or in its batch under way).
+  const held = new Map<number, number>();
+  const hold = (batch: readonly ClaimedSend[], by: 1 | -1): void => {
+    for (const { account } of batch) {
+      const count = (held.get(account.id) ?? 0) + by;
+      if (count > 0) held.set(account.id, count);
+      else held.delete(account.id);
+    }
+  };
   /** A claim's messages, and whether it may have left due ones behind (`claimDueHeads`). */
   const claimBatch = async (expectWork: boolean): Promise<{ claimed: ClaimedSend[]; more: boolean }> => {
     idleUntil = undefined;
@@ -73,7 +91,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
             continue;
           }
           // One slot per account and claim (its later messages here are unspaced ones: interval 0).
-          const nextSendAt = nextSlot.get(account.id) ?? now + spacingFor(tx, sendIntervalMs);
+          const nextSendAt = nextSlot.get(account.id) ?? now + sendSpacingFor(tx, sendIntervalMs);
           nextSlot.set(account.id, nextSendAt);
           claims.push({ jobId: job.id, accountId: account.id, nextSendAt, messageId: message.id });
           claimed.push({ jobId: job.id, message, account });
@@ -233,20 +251,33 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     for (const { message, outcome } of finished) ctx.metrics.messageFinished(outcome.status, Math.max(0, now - message.created_at));
   };
 
+  // A batch's network calls and completion; resolves with how many messages it finished (not to try again).
+  // `batch` is held (`hold`) until then.
+  const sendBatch = async (batch: readonly ClaimedSend[]): Promise<number> => {
+    try {
+      const outcomes = await deliver(batch);
+      const done = batch.flatMap((claimed, i) => (outcomes[i] === TRY_AGAIN ? [] : [{ claimed, outcome: outcomes[i] as DeliveryOutcome }]));
+      await completeBatch(done);
+      await releaseForRetry(batch.filter((_, i) => outcomes[i] === TRY_AGAIN));
+      return done.length;
+    } finally {
+      hold(batch, -1);
+    }
+  };
+
   return {
     name: 'send',
     async runDue(woken = false) {
       await reapDeadLeases();
-      let processed = 0;
-      for (let claim = await claimBatch(woken); claim.claimed.length > 0; claim = await claimBatch(true)) {
-        const batch = claim.claimed;
-        const outcomes = await deliver(batch);
-        const done = batch.flatMap((claimed, i) => (outcomes[i] === TRY_AGAIN ? [] : [{ claimed, outcome: outcomes[i] as DeliveryOutcome }]));
-        await completeBatch(done);
-        await releaseForRetry(batch.filter((_, i) => outcomes[i] === TRY_AGAIN));
-        processed += done.length;
+      const given = handedOver.splice(0);
+      let processed = given.length === 0 ? 0 : await sendBatch(given);
+      // A wake-up that brought hand-offs most likely brought nothing else: look before claiming, as a poll does.
+      for (let claim = await claimBatch(woken && given.length === 0); claim.claimed.length > 0; claim = await claimBatch(true)) {
+        hold(claim.claimed, 1);
+        const done = await sendBatch(claim.claimed);
+        processed += done;
         // Only retries left: the next claim would find them again at once; leave them to the next poll.
-        if (done.length === 0) break;
+        if (done === 0) break;
         // A claim that took every message due leaves none for another now (on PostgreSQL an empty transaction
         // of two round trips after every batch). A send queued meanwhile has woken the runner, which runs again
         // at once; one due later (spacing), or left locked by another transaction, is found by its next look
@@ -261,12 +292,27 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       idleUntil = undefined;
       return known === undefined ? ctx.stores.jobs.nextSendTime() : known.at;
     },
+    onStart(wakeLoop) {
+      const handOff = ctx.sendHandOff;
+      if (handOff === undefined) return;
+      stopped = false;
+      handOff.owner = owner;
+      handOff.give = (claim) => {
+        // Given after the loop stopped: released at once, for the next claim here or on another replica.
+        const send = toClaimed(claim);
+        if (stopped) return void releaseForRetry([send]);
+        handedOver.push(send);
+        hold([send], 1);
+        wakeLoop();
+      };
+      handOff.busyWith = (accountId) => held.has(accountId);
+    },
+    async onStop() {
+      stopped = true;
+      if (ctx.sendHandOff !== undefined) ctx.sendHandOff.owner = undefined;
+      const left = handedOver.splice(0);
+      hold(left, -1);
+      await releaseForRetry(left);
+    },
   };
-}
-
-/** The workspace's own interval (Business plan) or a uniform random delay of about 2 seconds. */
-function spacingFor(ctx: EngineContext, sendIntervalMs: number | null): number {
-  if (sendIntervalMs !== null) return sendIntervalMs;
-  const { min, max } = ctx.config.sendSpacingMs;
-  return Math.round(min + ctx.random.next() * (max - min));
 }

@@ -17,6 +17,10 @@ export interface JobRunner {
   stop?(): Promise<void>;
   /** How a self-driving runner is nudged (`WorkerRunner.wake`); a looped runner is woken by its loop. */
   wake?(): void;
+  /** A looped runner's own start, given the wake-up of its loop (work handed to it in this process). */
+  onStart?(wakeLoop: () => void): void;
+  /** A looped runner's own stop, once its last run has ended. */
+  onStop?(): Promise<void>;
 }
 
 interface Loop {
@@ -123,10 +127,11 @@ export function createWorkerRunner(
       if (timer !== undefined) clearTimeout(timer);
       tick(true);
     };
-    return {
+    const loop: Loop = {
       start() {
         if (running) return;
         running = true;
+        runner.onStart?.(() => loop.wake());
         tick(false);
       },
       async stop() {
@@ -138,6 +143,7 @@ export function createWorkerRunner(
           current = inFlight;
           await current;
         } while (current !== inFlight);
+        await runner.onStop?.();
       },
       wake() {
         if (!running || wakeScheduled) return;
@@ -147,6 +153,7 @@ export function createWorkerRunner(
         setImmediate(runNow);
       },
     };
+    return loop;
   };
 
   const loops = runners.map(loopOf);
