@@ -251,6 +251,14 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     for (const { message, outcome } of finished) ctx.metrics.messageFinished(outcome.status, Math.max(0, now - message.created_at));
   };
 
+  // Sends handed over that this process will not send (its loop stopped): their accept woke no dispatcher, so the
+  // others (on PostgreSQL every replica's) are woken to claim them now rather than at their next poll.
+  const releaseHandedOver = async (sends: readonly ClaimedSend[]): Promise<void> => {
+    if (sends.length === 0) return;
+    await releaseForRetry(sends);
+    ctx.wake('send');
+  };
+
   // A batch's network calls and completion; resolves with how many messages it finished (not to try again).
   // `batch` is held (`hold`) until then.
   const sendBatch = async (batch: readonly ClaimedSend[]): Promise<number> => {
@@ -300,7 +308,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       handOff.give = (claim) => {
         // Given after the loop stopped: released at once, for the next claim here or on another replica.
         const send = toClaimed(claim);
-        if (stopped) return void releaseForRetry([send]);
+        if (stopped) return void releaseHandedOver([send]);
         handedOver.push(send);
         hold([send], 1);
         wakeLoop();
@@ -312,7 +320,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       if (ctx.sendHandOff !== undefined) ctx.sendHandOff.owner = undefined;
       const left = handedOver.splice(0);
       hold(left, -1);
-      await releaseForRetry(left);
+      await releaseHandedOver(left);
     },
   };
 }

@@ -142,9 +142,14 @@ describe.each(STORES)('sends claimed at acceptance on %s', (store) => {
     const other = await otherWorkspace('Handed', '+15550007302');
     const waiting = await other.sendToPhone({ phone: '+14155550132', text: 'waiting' });
 
+    const woken: string[] = [];
+    const wake = t.ctx.wake;
+    t.ctx.wake = (name) => (woken.push(name), wake(name));
     const stopping = t.engine.workers.stop();
     network.open();
     await stopping;
+    // Its accept woke no dispatcher (it was claimed): the others are woken for it now.
+    expect(woken).toEqual(store === 'postgres' ? ['send'] : []);
     expect(await statusOf(first.message_uid)).toBe('Sent');
     // Never handed to the network, and no longer leased: the next claim takes it at once.
     expect(network.seen).toEqual([first.message_uid]);
