@@ -59,13 +59,18 @@ describe.each(STORES)('sends claimed at acceptance on %s', (store) => {
     return t!.engine.workspace(ws);
   }
 
-  it('an idle account\'s send is leased as it is accepted (PostgreSQL), one queued behind another is not, and each reaches the network once, in order', async () => {
+  /** An engine whose dispatcher is held inside its delivery of `first` (to the unspaced local workspace): it claims nothing meanwhile. */
+  async function heldDispatcher(phone: string) {
     const { t, network } = await started();
     await unspaced(t.local.workspace_id);
     t.engine.workers.start();
-    const first = await t.api.sendToPhone({ phone: '+14155550101', text: 'first' });
-    // The dispatcher is now inside its delivery of `first`, held there: it claims nothing meanwhile.
+    const first = await t.api.sendToPhone({ phone, text: 'first' });
     await vi.waitFor(() => expect(network.seen).toEqual([first.message_uid]));
+    return { t, network, first };
+  }
+
+  it('an idle account\'s send is leased as it is accepted (PostgreSQL), one queued behind another is not, and each reaches the network once, in order', async () => {
+    const { t, network, first } = await heldDispatcher('+14155550101');
     const idle = await (await otherWorkspace('Idle', '+15550007301')).sendToPhone({ phone: '+14155550102', text: 'idle' });
     const behind = await t.api.sendToPhone({ phone: '+14155550103', text: 'behind' });
 
@@ -114,11 +119,7 @@ describe.each(STORES)('sends claimed at acceptance on %s', (store) => {
   });
 
   it('a send to an account whose queue holds a message no dispatcher holds yet is not claimed ahead of it', async () => {
-    const { t, network } = await started();
-    await unspaced(t.local.workspace_id);
-    t.engine.workers.start();
-    const busy = await t.api.sendToPhone({ phone: '+14155550141', text: 'keeps the dispatcher busy' });
-    await vi.waitFor(() => expect(network.seen).toEqual([busy.message_uid]));
+    const { t, network, first: busy } = await heldDispatcher('+14155550141');
     // Queued while its account was suspended; resumed while the dispatcher is held: nobody has claimed it.
     const other = await otherWorkspace('Queued', '+15550007304');
     const otherSim = t.engine.sim((await t.ctx.stores.accounts.byPhone('+15550007304'))!.workspace_id);
@@ -134,11 +135,7 @@ describe.each(STORES)('sends claimed at acceptance on %s', (store) => {
   });
 
   it('a send handed over but not yet taken when the loop stops is released for the next claim; one accepted after is not leased', async () => {
-    const { t, network } = await started();
-    await unspaced(t.local.workspace_id);
-    t.engine.workers.start();
-    const first = await t.api.sendToPhone({ phone: '+14155550131', text: 'first' });
-    await vi.waitFor(() => expect(network.seen).toEqual([first.message_uid]));
+    const { t, network, first } = await heldDispatcher('+14155550131');
     const other = await otherWorkspace('Handed', '+15550007302');
     const waiting = await other.sendToPhone({ phone: '+14155550132', text: 'waiting' });
 
