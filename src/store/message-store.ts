@@ -69,8 +69,8 @@ const flushSendsSql = (claiming: boolean) => `WITH rows AS (
    debited AS (
      UPDATE workspaces w SET quota_used = w.quota_used + t.total FROM totals t
      WHERE w.id = t.workspace_id AND w.quota_used + t.total <= w.quota_total RETURNING w.id),
-${claiming ? `   -- Accounts whose queue held no send before (the statement's snapshot does not see its own inserts), with their
-   -- first send: a probe of the (kind, queue_key, id) index per account, never a join over the whole queue.
+${claiming ? `   -- Accounts whose queue held no send before, with their first send: the probe of the plain statement's
+   -- new_queues (written as NOT EXISTS, the planner made it an anti-join over the whole backlog).
    fresh AS (
      SELECT * FROM rows r
      WHERE place = 1 AND (SELECT h.id FROM jobs h WHERE h.kind = 'send' AND h.queue_key = r.account_id LIMIT 1) IS NULL),
@@ -93,7 +93,8 @@ ${claiming ? `   -- Accounts whose queue held no send before (the statement's sn
      SELECT workspace_id, id, credits, 'debit', created_at FROM m ORDER BY id)
    SELECT svc_assert((SELECT COUNT(*) FROM debited) = (SELECT COUNT(*) FROM totals), '${QUOTA_GUARD}') AS guarded,
      (SELECT COUNT(*) FROM m) AS messages,
-     ${claiming ? '(SELECT COUNT(*) FROM fresh) - (SELECT COUNT(*) FROM opened)' : `-- Accounts whose queue held no send before (as \`fresh\` above)
+     ${claiming ? '(SELECT COUNT(*) FROM fresh) - (SELECT COUNT(*) FROM opened)' : `-- Accounts whose queue held no send before (the statement's snapshot does not see its own inserts); a
+     -- probe of the (kind, queue_key, id) index per account, never a join over the whole queue.
      (SELECT COUNT(*) FROM (SELECT DISTINCT account_id FROM rows) r
       WHERE (SELECT h.id FROM jobs h WHERE h.kind = 'send' AND h.queue_key = r.account_id LIMIT 1) IS NULL)`} AS new_queues${claiming ? `,
      (SELECT jsonb_agg(jsonb_build_object('job_id', c.job_id, 'account', c.account, 'message', to_jsonb(c) - 'job_id' - 'account'))
@@ -135,8 +136,10 @@ export async function flushAcceptedSends(tx: SqlExecutor, sends: readonly Accept
     const deferred = tx.deferred!;
     const answered = ([answer]: FlushAnswer[]): void => {
       deferred.sendsNeedWake = Number(answer!.new_queues) > 0;
+      const claimed = answer!.claimed ?? [];
+      if (claimed.length === 0) return;
       const byUid = new Map(sends.map((s) => [s.uid, s]));
-      for (const claim of answer!.claimed ?? []) byUid.get(claim.message.uid)?.claimAhead?.onClaimed(claim);
+      for (const claim of claimed) byUid.get(claim.message.uid)?.claimAhead?.onClaimed(claim);
     };
     await writeUnanswered(tx, ahead === undefined ? FLUSH_SENDS : FLUSH_SENDS_CLAIMING, params, answered);
     return;
