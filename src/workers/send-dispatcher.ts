@@ -6,9 +6,9 @@ import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { restoreCredits } from '../engine/credits.js';
 import { noteSubscribedEvents } from '../engine/memo-keys.js';
 import { sendSpacingFor } from '../engine/send-hand-off.js';
-import type { AcceptedClaim } from '../store/rows.js';
 import { fromStorageError, isSvcError } from '../wire/errors.js';
 import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
+import { claimedSendOf, HeldSends, type ClaimedSend } from './held-sends.js';
 import type { JobRunner } from './worker-runner.js';
 
 /** A delivery that could not be attempted for a passing reason (the store busy): claimed again later. */
@@ -19,12 +19,6 @@ const SENT_EVENTS = ['message:sent:new', 'message:new'] as const;
 
 /** Most messages one claim transaction takes. */
 const SEND_BATCH = 64;
-
-interface ClaimedSend {
-  jobId: number;
-  message: MessageRow;
-  account: AccountRow;
-}
 
 /**
  * Takes queued messages to the network. A claim (inside a write transaction) leases the job, moves the
@@ -41,19 +35,9 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   // (`nextDueAt`, asked right after the run): a wake-up that finds nothing (every accepted batch wakes the
   // dispatcher) costs one statement, not two.
   let idleUntil: { at: number | null } | undefined;
-  // Sends claimed at acceptance and handed over, waiting for the next run; `stopped`: the loop no longer runs them.
-  const handedOver: ClaimedSend[] = [];
+  // What it holds (handed over at acceptance, or in its batch under way); `stopped`: its loop no longer runs.
+  const held = new HeldSends();
   let stopped = true;
-  const toClaimed = ({ job_id: jobId, message, account }: AcceptedClaim): ClaimedSend => ({ jobId, message, account });
-  // How many messages of each account this dispatcher holds (handed over, or in its batch under way).
-  const held = new Map<number, number>();
-  const hold = (batch: readonly ClaimedSend[], by: 1 | -1): void => {
-    for (const { account } of batch) {
-      const count = (held.get(account.id) ?? 0) + by;
-      if (count > 0) held.set(account.id, count);
-      else held.delete(account.id);
-    }
-  };
   /** A claim's messages, and whether it may have left due ones behind (`claimDueHeads`). */
   const claimBatch = async (expectWork: boolean): Promise<{ claimed: ClaimedSend[]; more: boolean }> => {
     idleUntil = undefined;
@@ -260,7 +244,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   };
 
   // A batch's network calls and completion; resolves with how many messages it finished (not to try again).
-  // `batch` is held (`hold`) until then.
+  // `batch` is held until then.
   const sendBatch = async (batch: readonly ClaimedSend[]): Promise<number> => {
     try {
       const outcomes = await deliver(batch);
@@ -269,7 +253,7 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       await releaseForRetry(batch.filter((_, i) => outcomes[i] === TRY_AGAIN));
       return done.length;
     } finally {
-      hold(batch, -1);
+      held.release(batch);
     }
   };
 
@@ -277,11 +261,11 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     name: 'send',
     async runDue(woken = false) {
       await reapDeadLeases();
-      const given = handedOver.splice(0);
+      const given = held.takeHandedOver();
       let processed = given.length === 0 ? 0 : await sendBatch(given);
       // A wake-up that brought hand-offs most likely brought nothing else: look before claiming, as a poll does.
       for (let claim = await claimBatch(woken && given.length === 0); claim.claimed.length > 0; claim = await claimBatch(true)) {
-        hold(claim.claimed, 1);
+        held.hold(claim.claimed);
         const done = await sendBatch(claim.claimed);
         processed += done;
         // Only retries left: the next claim would find them again at once; leave them to the next poll.
@@ -307,19 +291,18 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
       handOff.owner = owner;
       handOff.give = (claim) => {
         // Given after the loop stopped: released at once, for the next claim here or on another replica.
-        const send = toClaimed(claim);
+        const send = claimedSendOf(claim);
         if (stopped) return void releaseHandedOver([send]);
-        handedOver.push(send);
-        hold([send], 1);
+        held.handOver(send);
         wakeLoop();
       };
-      handOff.busyWith = (accountId) => held.has(accountId);
+      handOff.busyWith = (accountId) => held.holdsAccount(accountId);
     },
     async onStop() {
       stopped = true;
       if (ctx.sendHandOff !== undefined) ctx.sendHandOff.owner = undefined;
-      const left = handedOver.splice(0);
-      hold(left, -1);
+      const left = held.takeHandedOver();
+      held.release(left);
       await releaseHandedOver(left);
     },
   };
