@@ -18,7 +18,7 @@ import { loadWorkspace } from './workspaces.js';
 import { prepareSends, type SendPreludeArg } from './batch-preludes.js';
 import { preludeShare } from '../store/sql-database.js';
 import type { ClaimAhead, DeferredWrites } from '../store/deferred-writes.js';
-import type { AcceptedClaim } from '../store/rows.js';
+import type { ClaimedSend } from '../store/rows.js';
 import { UNSPACED_RUN } from '../store/send-queue-store.js';
 import { claimAheadOwner, sendSpacingFor } from './send-hand-off.js';
 
@@ -96,7 +96,7 @@ async function acceptOutgoing(
   // queued on the row; serializable isolation would fail all but one and run them again.)
   let deferred: DeferredWrites | undefined;
   const handOff = ctx.sendHandOff;
-  let claimed: AcceptedClaim | undefined;
+  let claimed: ClaimedSend | undefined;
   const result = await inWriteTransaction<SendResult>(ctx, async (tx) => {
     deferred = tx.sql.deferred;
     claimed = undefined;

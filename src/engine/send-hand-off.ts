@@ -1,4 +1,4 @@
-import type { AcceptedClaim, AccountRow } from '../store/rows.js';
+import type { AccountRow, ClaimedSend } from '../store/rows.js';
 import type { Random } from '../wire/clock.js';
 
 /**
@@ -11,7 +11,7 @@ export interface SendHandOff {
   /** The lease owner of this process's dispatcher, while it takes hand-offs; undefined: claim nothing ahead. */
   owner?: string | undefined;
   /** Takes a send claimed at acceptance, after its COMMIT. */
-  give?: ((claim: AcceptedClaim) => void) | undefined;
+  give?: ((claim: ClaimedSend) => void) | undefined;
   /**
    * Whether the dispatcher holds a message of this account now (handed over, or in its batch under way): a send
    * to it queues behind that one, so claiming it ahead is not tried (the plain flush costs PostgreSQL less).

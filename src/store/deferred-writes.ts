@@ -33,7 +33,7 @@ export interface ClaimAhead {
   /** How many of the account's first messages one claim takes (the dispatcher's unspaced run, or 1). */
   run: number;
   /** Told after the flush when the send was claimed (before the COMMIT's answer: it may still fail). */
-  onClaimed: (claim: AcceptedClaim) => void;
+  onClaimed: (claim: ClaimedSend) => void;
 }
 
 /** A message received from a contact, stored as Sent at `now`, with an id reserved for it. */
@@ -50,7 +50,7 @@ export interface ReceivedMessage {
 }
 
 import { hasNul, nulRefused } from '../wire/nul-text.js';
-import type { AcceptedClaim } from './rows.js';
+import type { ClaimedSend } from './rows.js';
 
 /**
  * Work a layer above the store leaves for the end of the transaction, after the rows above are written: every

@@ -1,5 +1,5 @@
 import type { AcceptedSend, ReceivedMessage } from './deferred-writes.js';
-import type { AcceptedClaim, MessageRow } from './rows.js';
+import type { ClaimedSend, MessageRow } from './rows.js';
 import { removeUnusedChats } from './chat-store.js';
 import { postgresOnly, query, writeUnanswered, type Params, type SqlExecutor } from './sql.js';
 
@@ -97,10 +97,10 @@ ${claiming ? `   -- Accounts whose queue held no send before, with their first s
      -- probe of the (kind, queue_key, id) index per account, never a join over the whole queue.
      (SELECT COUNT(*) FROM (SELECT DISTINCT account_id FROM rows) r
       WHERE (SELECT h.id FROM jobs h WHERE h.kind = 'send' AND h.queue_key = r.account_id LIMIT 1) IS NULL)`} AS new_queues${claiming ? `,
-     (SELECT jsonb_agg(jsonb_build_object('job_id', c.job_id, 'account', c.account, 'message', to_jsonb(c) - 'job_id' - 'account'))
+     (SELECT jsonb_agg(jsonb_build_object('jobId', c.job_id, 'account', c.account, 'message', to_jsonb(c) - 'job_id' - 'account'))
       FROM (SELECT m.*, ${MESSAGE_ADDED_COLUMNS}, j.id AS job_id, o.account
             FROM m JOIN j ON j.ref_id = m.id JOIN opened o ON o.id = m.messenger_account_id WHERE m.status = 'Sending') c) AS claimed` : ''}`;
-type FlushAnswer = { guarded: boolean; messages: number; new_queues: number; claimed?: AcceptedClaim[] | null };
+type FlushAnswer = { guarded: boolean; messages: number; new_queues: number; claimed?: ClaimedSend[] | null };
 const FLUSH_SENDS = postgresOnly<FlushAnswer>(flushSendsSql(false));
 const FLUSH_SENDS_CLAIMING = postgresOnly<FlushAnswer>(flushSendsSql(true));
 const DEBIT = query('UPDATE workspaces SET quota_used = quota_used + @credits WHERE id = @workspaceId AND quota_used + @credits <= quota_total');

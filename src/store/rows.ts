@@ -40,9 +40,12 @@ export interface MessageRow {
   contact_phone: string;
 }
 
-/** A send claimed at acceptance: its leased job, and its message and account as the dispatcher's claim reads them. */
-export interface AcceptedClaim {
-  job_id: number;
+/**
+ * A message leased to a send dispatcher, by the dispatcher's claim or by the accept that claimed it ahead: its
+ * job, and its message and account as the claim reads them.
+ */
+export interface ClaimedSend {
+  jobId: number;
   message: MessageRow;
   account: AccountRow;
 }

@@ -1,13 +1,4 @@
-import type { AcceptedClaim, AccountRow, MessageRow } from '../store/rows.js';
-
-/** A message the dispatcher has leased: by its own claim, or by the accept that handed it over. */
-export interface ClaimedSend {
-  jobId: number;
-  message: MessageRow;
-  account: AccountRow;
-}
-
-export const claimedSendOf = ({ job_id: jobId, message, account }: AcceptedClaim): ClaimedSend => ({ jobId, message, account });
+import type { ClaimedSend } from '../store/rows.js';
 
 /**
  * The messages a send dispatcher holds, by account: those handed over at acceptance (`SendHandOff`) until its

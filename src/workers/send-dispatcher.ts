@@ -1,6 +1,7 @@
 import type { DeliveryOutcome, DeliveryRequest } from '../network/driver.js';
 import type { AccountRow } from '../store/account-store.js';
 import type { MessageRow } from '../store/message-store.js';
+import type { ClaimedSend } from '../store/rows.js';
 import type { HeadClaim } from '../store/send-queue-store.js';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { restoreCredits } from '../engine/credits.js';
@@ -8,7 +9,7 @@ import { noteSubscribedEvents } from '../engine/memo-keys.js';
 import { sendSpacingFor } from '../engine/send-hand-off.js';
 import { fromStorageError, isSvcError } from '../wire/errors.js';
 import { createDeadLeaseReaper, processOwner } from './lease-owners.js';
-import { claimedSendOf, HeldSends, type ClaimedSend } from './held-sends.js';
+import { HeldSends } from './held-sends.js';
 import type { JobRunner } from './worker-runner.js';
 
 /** A delivery that could not be attempted for a passing reason (the store busy): claimed again later. */
@@ -35,9 +36,8 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
   // (`nextDueAt`, asked right after the run): a wake-up that finds nothing (every accepted batch wakes the
   // dispatcher) costs one statement, not two.
   let idleUntil: { at: number | null } | undefined;
-  // What it holds (handed over at acceptance, or in its batch under way); `stopped`: its loop no longer runs.
+  // What it holds (handed over at acceptance, or in its batch under way).
   const held = new HeldSends();
-  let stopped = true;
   /** A claim's messages, and whether it may have left due ones behind (`claimDueHeads`). */
   const claimBatch = async (expectWork: boolean): Promise<{ claimed: ClaimedSend[]; more: boolean }> => {
     idleUntil = undefined;
@@ -287,19 +287,16 @@ export function createSendDispatcher(ctx: EngineContext, owner: string = process
     onStart(wakeLoop) {
       const handOff = ctx.sendHandOff;
       if (handOff === undefined) return;
-      stopped = false;
       handOff.owner = owner;
-      handOff.give = (claim) => {
-        // Given after the loop stopped: released at once, for the next claim here or on another replica.
-        const send = claimedSendOf(claim);
-        if (stopped) return void releaseHandedOver([send]);
+      handOff.give = (send) => {
+        // Given after the loop stopped (its owner taken back): released at once, for the next claim here or elsewhere.
+        if (handOff.owner === undefined) return void releaseHandedOver([send]);
         held.handOver(send);
         wakeLoop();
       };
       handOff.busyWith = (accountId) => held.holdsAccount(accountId);
     },
     async onStop() {
-      stopped = true;
       if (ctx.sendHandOff !== undefined) ctx.sendHandOff.owner = undefined;
       const left = held.takeHandedOver();
       held.release(left);

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/runtime/create-engine.js';
 import { createMessageStore } from '../../src/store/message-store.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
-import type { AcceptedClaim } from '../../src/store/rows.js';
+import type { ClaimedSend } from '../../src/store/rows.js';
 import { query } from '../../src/store/sql.js';
 import { FakeClock } from '../../src/wire/clock.js';
 import { postgresForThisFile } from '../support/store-engine.js';
@@ -49,7 +49,7 @@ describe('claiming accepted sends as they are written, on PostgreSQL', () => {
       await engine.sim(accounts.get('suspended')!.workspaceId).suspend('+15550007430');
       await engine.workspace(accounts.get('queued')!.workspaceId).sendToPhone({ phone: '+14155559401', text: 'already queued' });
 
-      const claims: AcceptedClaim[] = [];
+      const claims: ClaimedSend[] = [];
       const sends = [
         ['unspaced', 8], ['unspaced', 8], ['spaced', 1], ['unspaced', 8], ['spaced', 1], ['slot closed', 8], ['suspended', 8], ['queued', 8],
       ] as const;
@@ -81,7 +81,7 @@ describe('claiming accepted sends as they are written, on PostgreSQL', () => {
       const first = claims.find((c) => c.message.uid === uids[0])!;
       expect(first.message).toMatchObject({ status: 'Sending', text: 'unspaced 0', contact_phone: '+14155559401', account_phone: '+15550007400', reply_to_uid: null, file_uid: null });
       expect(first.account).toMatchObject({ id: accounts.get('unspaced')!.accountId, status: 'connected' });
-      expect(first.job_id).toEqual(expect.any(Number));
+      expect(first.jobId).toEqual(expect.any(Number));
     } finally {
       await engine.close();
     }
