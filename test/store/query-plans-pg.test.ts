@@ -1,9 +1,10 @@
 /**
  * Query plans on PostgreSQL that once scanned a whole table:
  * - The webhook outbox's writes by id look their rows up by index (and a claim's read-and-lease its due rows).
- * - A webhook claim's count of each candidate's due rows reads the subscription's index range. Without an ORDER BY
- *   the index gives, its generic plan, made while the statistics still showed a drained backlog, scanned the whole
- *   table for each subscription. Given a JSON list, the planner estimated it at
+ * - A webhook claim's count of each candidate's due rows (migration 21's function, on its generic plan) reads the
+ *   subscription's index range, and its count of live leases only the deliveries in flight. Without an ORDER BY
+ *   the index gives, the candidates' generic plan, made while the statistics still showed a drained backlog,
+ *   scanned the whole table for each subscription. Given a JSON list, the planner estimated it at
  *   100 rows and, while the table held a few thousand deliveries, hashed them and scanned the whole table at every
  *   lease (seen in auto_explain's log of the mixed load); given an array, it knows the count.
  * - The send queue's "when is the next send due" looks up each account's head by index: its cost grows with the
@@ -30,6 +31,7 @@ import type { TestDatabase } from '../support/postgres.js';
 import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { EVENT_VIEWS_QUERY } from '../../src/store/migrations/017-event-views-function.js';
 import { SIM_HAND_OVER_QUERY } from '../../src/store/migrations/020-sim-hand-over-function.js';
+import { DELIVERY_CANDIDATES_QUERY, LIVE_LEASES_QUERY } from '../../src/store/migrations/021-delivery-pick-functions.js';
 
 /** Every statement the modules below make (module constants, made as they load), captured through `query`. */
 const made = vi.hoisted((): Statement[] => []);
@@ -121,12 +123,29 @@ describe('webhook delivery query plans on PostgreSQL', () => {
 });
 
 describe('webhook claim candidates on PostgreSQL', () => {
+  it("migration 21's functions run their queries on generic plans", async () => {
+    const { rows } = await client.query<{ name: string; config: string[] | null }>(
+      "SELECT proname AS name, proconfig AS config FROM pg_proc WHERE proname IN ('svc_delivery_candidates', 'svc_live_leases') ORDER BY proname");
+    expect(rows).toEqual([
+      { name: 'svc_delivery_candidates', config: ['plan_cache_mode=force_generic_plan'] },
+      { name: 'svc_live_leases', config: ['plan_cache_mode=force_generic_plan'] },
+    ]);
+  });
+
   it("counting each subscription's due rows reads its index range on the generic plan, even with a backlog in the statistics", async () => {
-    await import('../../src/store/webhooks/delivery-picker-sql.js');
-    const candidates = madeStatement((text) => text.includes('AS due') && text.includes('FOR NO KEY UPDATE OF s'));
     // The statistics (analyzed above) show 3,000 pending deliveries, as after a backlog that has since drained.
-    const plan = await genericPlanOf(candidates, { now: 1, session: 'NULL', dueCap: 32 });
+    const text = DELIVERY_CANDIDATES_QUERY.replaceAll('p_now', '$1::bigint').replaceAll('p_session', '$2::text').replaceAll('p_due_cap', '$3::bigint');
+    const plan = await genericPlanOfText(text, [1, 'NULL', 32]);
     expect(plan).toMatch(/Index Only Scan using webhook_deliveries_pending_sub on webhook_deliveries d\w* [^\n]*\n\s+Index Cond: \(\(subscription_id = s\.id\) AND \(next_attempt_at/);
+    expect(plan).not.toContain('Seq Scan on webhook_deliveries');
+  });
+
+  it('counting the live leases reads only the deliveries in flight on the generic plan, with 3,000 finished', async () => {
+    await client.query(`INSERT INTO webhook_deliveries (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+      SELECT 1, 'done_' || n, 'message:new', repeat('x', 400), 'succeeded', 1, 0, 0 FROM generate_series(1, 3000) AS n`);
+    await client.query('ANALYZE webhook_deliveries');
+    const plan = await genericPlanOfText(LIVE_LEASES_QUERY.replaceAll('p_now', '$1::bigint'), [1]);
+    expect(plan).toMatch(/Index (Only )?Scan using webhook_deliveries_delivering_sub on webhook_deliveries d/);
     expect(plan).not.toContain('Seq Scan on webhook_deliveries');
   });
 });

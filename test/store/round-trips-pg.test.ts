@@ -149,7 +149,7 @@ describe('round trips on PostgreSQL', () => {
       expect(claimed.map((d) => d.eventType)).toEqual(['message:received:new']);
       const claim = transactions.slice(before).find((trips) => trips.flat().some((head) => head.startsWith('WITH due AS')))!;
       expect(claim.map((trip) => trip.length)).toEqual([3, 2]);
-      expect(claim[0]![2]).toBe('SELECT s.id, s.url,');
+      expect(claim[0]!.slice(1)).toEqual(['SELECT id, url,', 'SELECT n, id,']);
       expect(claim.at(-1)).toEqual(['WITH due AS', 'COMMIT']);
 
       // The worker records the success and claims again in one transaction: the success goes unanswered, so the
@@ -163,7 +163,7 @@ describe('round trips on PostgreSQL', () => {
       expect(done.claimed.map((d) => d.eventType)).toEqual(['message:received:new']);
       const recorded = transactions.slice(recordedFrom).find((trips) => trips.flat().some((head) => head.startsWith('WITH attempt AS')))!;
       expect(recorded.map((trip) => trip.length)).toEqual([4, 2]);
-      expect(recorded[0]!.slice(1, 3)).toEqual(['WITH attempt AS', 'WITH RECURSIVE pending(id)']);
+      expect(recorded[0]!.slice(1, 3)).toEqual(['WITH attempt AS', 'SELECT id, url,']);
     } finally {
       await engine.close();
     }

@@ -43,9 +43,10 @@ const PENDING_SUBSCRIPTIONS = `
 // that replica counts and fills their caps, and this one leaves them to it (it takes them at its next claim).
 // NO KEY UPDATE, so enqueues (whose foreign key takes KEY SHARE) never wait for a claim. There, each comes with
 // how many rows it has due (up to its cap), so a claim can tell whether it may lease them all in the statement
-// that reads them (`LEASE_DUE`). Each count reads its index range in the index's order: without the ORDER BY,
-// the generic plan, made while a drained backlog still filled the statistics, scanned the whole table for each
-// subscription, expecting the LIMIT to stop it early (3 ms a claim, seen in auto_explain's log).
+// that reads them (`LEASE_DUE`). PostgreSQL runs it as migration 21's function, on its generic plan (planned
+// at every call, it cost more to plan than to run), where each count reads its index range in the index's order:
+// without the ORDER BY, a generic plan made while a drained backlog still filled the statistics scanned the whole
+// table for each subscription, expecting the LIMIT to stop it early (3 ms a claim, seen in auto_explain's log).
 export const CANDIDATES = query<PickedSubscription & { due?: number }>({
   sqlite: `
     WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}, candidates(id) AS (
@@ -56,20 +57,8 @@ export const CANDIDATES = query<PickedSubscription & { due?: number }>({
     SELECT s.id, s.url, s.workspace_id, s.partner_id, s.secret, s.listen_session_id FROM candidates c JOIN webhook_subscriptions s ON s.id = c.id
     WHERE s.enabled = 1 AND s.listen_session_id IS @session ORDER BY s.id`,
   postgres: `
-    WITH RECURSIVE ${PENDING_SUBSCRIPTIONS}
-    SELECT s.id, s.url, s.workspace_id, s.partner_id, s.secret, s.listen_session_id,
-      (SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending'
-         AND d.next_attempt_at <= @now ORDER BY d.next_attempt_at LIMIT CAST(@dueCap AS BIGINT)) waiting)
-      + (SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'delivering'
-         AND d.lease_until <= @now ORDER BY d.lease_until LIMIT CAST(@dueCap AS BIGINT)) expired) AS due
-    FROM webhook_subscriptions s
-    WHERE s.id IN (
-        SELECT id FROM pending WHERE id IS NOT NULL
-        UNION
-        SELECT subscription_id FROM webhook_deliveries WHERE status = 'delivering' AND lease_until <= @now)
-      AND s.enabled = 1 AND s.listen_session_id IS NOT DISTINCT FROM CAST(@session AS TEXT)
-    ORDER BY s.id
-    FOR NO KEY UPDATE OF s SKIP LOCKED`,
+    SELECT id, url, workspace_id, partner_id, secret, listen_session_id, due
+    FROM svc_delivery_candidates(@now, CAST(@session AS TEXT), @dueCap) ORDER BY id`,
 });
 
 // One subscription's share: its expired leases and due pending rows, oldest first, as many as it has room
@@ -140,11 +129,15 @@ export const LIVE_OF = query<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_d
   WHERE subscription_id = @sub AND status = 'delivering' AND lease_until > @now`);
 
 // Live leases per subscription (a range of webhook_deliveries_delivering_sub: only the deliveries in flight).
-// PostgreSQL groups by the primary key, so the subscription's other columns may be selected.
-export const LIVE_BY_SUBSCRIPTION = query<Candidate & { n: number }>(`
-  SELECT s.id, s.url, s.workspace_id, s.partner_id, COUNT(*) AS n
-  FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-  WHERE d.status = 'delivering' AND d.lease_until > @now GROUP BY s.id`);
+// PostgreSQL groups by the primary key, so the subscription's other columns may be selected; it runs this as
+// migration 21's function, on its generic plan, as the candidates.
+export const LIVE_BY_SUBSCRIPTION = query<Candidate & { n: number }>({
+  sqlite: `
+    SELECT s.id, s.url, s.workspace_id, s.partner_id, COUNT(*) AS n
+    FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+    WHERE d.status = 'delivering' AND d.lease_until > @now GROUP BY s.id`,
+  postgres: 'SELECT n, id, url, workspace_id, partner_id FROM svc_live_leases(@now)',
+});
 
 // Per subscription with pending rows, its earliest one (an index seek), and the earliest lease to run out.
 export const NEXT_DUE = query<{ due_at: number | null }>(`
