@@ -28,7 +28,7 @@ export interface PickedSubscription extends Candidate {
 
 // The subscriptions that have pending rows, found by a skip-scan of webhook_deliveries_pending_sub (one
 // index seek per subscription), so the cost follows the number of subscriptions with work, not the queue.
-// The same text runs on both dialects.
+// The same text runs on both dialects (PostgreSQL's candidates have their copy in migration 21's function).
 const PENDING_SUBSCRIPTIONS = `
   pending(id) AS (
     SELECT (SELECT subscription_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY subscription_id LIMIT 1)
