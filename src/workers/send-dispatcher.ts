@@ -1,7 +1,5 @@
 import type { DeliveryOutcome, DeliveryRequest } from '../network/driver.js';
-import type { AccountRow } from '../store/account-store.js';
-import type { MessageRow } from '../store/message-store.js';
-import type { ClaimedSend } from '../store/rows.js';
+import type { AccountRow, ClaimedSend, MessageRow } from '../store/rows.js';
 import type { HeadClaim } from '../store/send-queue-store.js';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { restoreCredits } from '../engine/credits.js';
