@@ -38,22 +38,24 @@ export async function findOrCreateChat(
   const key = memoKeys.chat(account.id, contactPhone);
   const workspaceId = account.workspace_id;
   const known = ctx.sql.memo?.get(key) as ChatRow | undefined;
-  if (known !== undefined) return takeChatMadeAhead(ctx, known);
+  if (known !== undefined) return takeChatMadeAhead(ctx, known, account);
   // A batch's prelude that looked for the chat and found none says so: the insert below is the one statement.
   if (ctx.sql.memo?.has(memoKeys.noChat(account.id, contactPhone)) !== true) {
     const existing = await readOnce(ctx, key, () => ctx.stores.chats.byPair(account.id, contactPhone));
-    if (existing !== undefined) return takeChatMadeAhead(ctx, existing);
+    if (existing !== undefined) return takeChatMadeAhead(ctx, existing, account);
   }
   // A new chat takes the workspace's row lock first (PostgreSQL; SQLite has one writer anyway): two sends to
   // the same new contact, or two chats wanting the same free name, are then created one after the other.
   await lockWorkspaceOnce(ctx, workspaceId);
   const { chat, created } = await insertWithFreeName(ctx, account, contactPhone, newChatName(contactPhone, preferredName), startedBy);
   ctx.sql.memo?.set(key, chat);
-  if (created) await emitChatCreated(ctx, chat);
-  return created ? chat : takeChatMadeAhead(ctx, chat);
+  if (created) await emitChatCreated(ctx, chat, account);
+  return created ? chat : takeChatMadeAhead(ctx, chat, account);
 }
 
-const emitChatCreated = async (ctx: EngineContext, chat: ChatRow): Promise<void> => {
+const emitChatCreated = async (ctx: EngineContext, chat: ChatRow, account: AccountRow): Promise<void> => {
+  // Its events' bodies are built from the row just written and the account read for it, not read back (PostgreSQL).
+  ctx.stores.messageEventViews.knowChat({ chat, account });
   await ctx.events.emit(ctx, { type: 'chat:created', workspaceId: chat.workspace_id, chatId: chat.id });
   const type = chat.started_by === 'workspace' ? 'chat:sent:created' : 'chat:received:created';
   await ctx.events.emit(ctx, { type, workspaceId: chat.workspace_id, chatId: chat.id });
@@ -63,8 +65,8 @@ const emitChatCreated = async (ctx: EngineContext, chat: ChatRow): Promise<void>
  * `chat`, after telling its events when a batch's prelude made it ahead for this transaction's writes and this
  * write is the first to use it (PostgreSQL, `DeferredWrites.takeChat`); a chat no write takes is removed.
  */
-export async function takeChatMadeAhead(ctx: EngineContext, chat: ChatRow): Promise<ChatRow> {
-  if (ctx.sql.deferred?.takeChat(chat.id) === true) await emitChatCreated(ctx, chat);
+export async function takeChatMadeAhead(ctx: EngineContext, chat: ChatRow, account: AccountRow): Promise<ChatRow> {
+  if (ctx.sql.deferred?.takeChat(chat.id) === true) await emitChatCreated(ctx, chat, account);
   return chat;
 }
 

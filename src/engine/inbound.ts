@@ -55,16 +55,20 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
     if (account === undefined) throw notFound(`messenger account ${message.accountPhone}`);
     const workspaceId = account.workspace_id;
     const chat = await findOrCreateChat(tx, account, message.contactPhone, 'contact', message.contactName);
-    const fileId = message.attachmentFileUid === undefined ? null : (await fileOfWorkspace(tx, workspaceId, message.attachmentFileUid)).id;
-    let replyToId: number | null = null;
+    const file = message.attachmentFileUid === undefined ? undefined : await fileOfWorkspace(tx, workspaceId, message.attachmentFileUid);
+    const fileId = file?.id ?? null;
+    let replyTo: { id: number; uid: string } | null = null;
     if (message.replyToUid !== undefined && message.replyToUid !== '') {
       const original = await tx.stores.messages.byUid(message.replyToUid);
       if (original === undefined || original.chat_id !== chat.id) throw notFound(`message ${message.replyToUid} in this chat`);
-      replyToId = original.id;
+      replyTo = original;
     }
     const now = tx.clock.now();
     const uid = timeOrderedUid(now);
-    const messageId = await tx.stores.messages.insertReceived({ uid, workspaceId, chatId: chat.id, accountId: account.id, text, fileId, replyToId, now });
+    const received = { uid, workspaceId, chatId: chat.id, accountId: account.id, text, fileId, replyToId: replyTo?.id ?? null, now };
+    const messageId = await tx.stores.messages.insertReceived(received);
+    // Its events' bodies are built from what was just written and read, not read back (PostgreSQL).
+    tx.stores.messageEventViews.knowReceived({ message: { ...received, id: messageId }, chat, account, file, replyToUid: replyTo?.uid ?? null });
     await tx.events.emit(tx, { type: 'message:received:new', workspaceId, messageId });
     await tx.events.emit(tx, { type: 'message:new', workspaceId, messageId });
     return { messageUid: uid, chatId: chat.id };

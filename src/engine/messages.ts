@@ -103,7 +103,7 @@ async function acceptOutgoing(
     const now = tx.clock.now();
     const { account, chat } = await resolve(tx);
     // A chat made ahead by the batch's prelude and reached by id or name is this send's new chat all the same.
-    await takeChatMadeAhead(tx, chat);
+    await takeChatMadeAhead(tx, chat, account);
     const workspace = await loadWorkspace(tx, workspaceId, { lock: true });
     const template =
       fields.attachment_template_id === undefined ? undefined : await tx.stores.files.templateById(workspaceId, fields.attachment_template_id);

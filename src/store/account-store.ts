@@ -1,5 +1,6 @@
 import { query, type SqlExecutor, type StatementOptions } from './sql.js';
 import type { AccountRow } from './rows.js';
+import { forgetKnownViews } from './known-event-views.js';
 
 export type { AccountRow };
 
@@ -39,7 +40,7 @@ export function createAccountStore(sql: SqlExecutor) {
     insert: async (a: { workspaceId: number; userId: number | null; phone: string; fullName: string; email: string; now: number }): Promise<number> =>
       (await sql.get(INSERT, { ...a }))!.id,
     reconnect: async (a: { id: number; userId: number | null; fullName: string; email: string; now: number }): Promise<void> =>
-      void (await sql.run(RECONNECT, { ...a })),
-    setStatus: async (id: number, status: AccountRow['status']): Promise<void> => void (await sql.run(SET_STATUS, { id, status })),
+      (forgetKnownViews(sql), void (await sql.run(RECONNECT, { ...a }))),
+    setStatus: async (id: number, status: AccountRow['status']): Promise<void> => (forgetKnownViews(sql), void (await sql.run(SET_STATUS, { id, status }))),
   };
 }

@@ -1,4 +1,5 @@
 import { postgresOnly, query, type SqlExecutor } from './sql.js';
+import { forgetKnownViews } from './known-event-views.js';
 
 export interface ChatRow {
   id: number;
@@ -108,7 +109,7 @@ export function createChatStore(sql: SqlExecutor) {
         labels: typeof row.labels === 'string' ? (JSON.parse(row.labels) as string[]) : row.labels,
       })),
     update: async (c: { id: number; name: string; responsible_email: string | null; responsible_name: string | null }): Promise<void> =>
-      void (await sql.run(UPDATE, { ...c })),
+      (forgetKnownViews(sql), void (await sql.run(UPDATE, { ...c }))),
     /** Attaches a label to a chat, creating the label when the workspace has none by that name. */
     async addLabel(workspaceId: number, chatId: number, name: string): Promise<void> {
       const labelId =

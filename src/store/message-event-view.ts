@@ -3,12 +3,16 @@
  * file and its reactions; for a chat event the chat and its account. On PostgreSQL one call (migration 17) reads them
  * all, the message and the chat events of a transaction together: inside a group commit every read is a round
  * trip, and a batch of incoming messages builds a body per event (counted under the mixed load: a third of all
- * statements were these reads). On SQLite, where a read is a function call, the stores' own reads.
+ * statements were these reads). An incoming message's view is known without any read (`knowReceived`): the
+ * transaction wrote the message and read its chat and account itself. On SQLite, where a read is a function
+ * call, the stores' own reads.
  */
 import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
 import { CHAT_BY_ID, type ChatRow } from './chat-store.js';
 import { FILE_BY_ID, type FileRow } from './file-store.js';
-import { flushReceived, MESSAGE_BY_ID, reactionsOf, type MessageRow } from './message-store.js';
+import type { ReceivedMessage } from './deferred-writes.js';
+import { KNOWN_EVENT_VIEWS } from './known-event-views.js';
+import { flushReceived, MESSAGE_BY_ID, reactionsOf, receivedMessageRow, type MessageRow } from './message-store.js';
 import { postgresOnly, type SqlExecutor } from './sql.js';
 
 export interface MessageEventView {
@@ -75,11 +79,42 @@ export function sendEventViewsAhead(sql: SqlExecutor, messageIds: readonly numbe
   sql.memo.set(AHEAD, { ids: new Set(ids), row } satisfies Ahead);
 }
 
+/** What a transaction has just written or read of an incoming message: enough to know its view whole. */
+export interface ReceivedView {
+  message: ReceivedMessage;
+  chat: ChatRow;
+  account: AccountRow;
+  file: FileRow | undefined;
+  replyToUid: string | null;
+}
+
+/** The views known so far in the transaction whose memo is `memo` (see known-event-views.ts). */
+function knownViews(memo: Map<string, unknown>): EventViews {
+  let known = memo.get(KNOWN_EVENT_VIEWS) as EventViews | undefined;
+  if (known === undefined) memo.set(KNOWN_EVENT_VIEWS, (known = { messages: new Map(), chats: new Map() }));
+  return known;
+}
+
 const reactionsAsText = (reactions: Record<string, number> | null): Record<string, string> | null =>
   reactions === null ? null : Object.fromEntries(Object.entries(reactions).map(([emoji, n]) => [emoji, String(n)]));
 
 export function createMessageEventViews(sql: SqlExecutor) {
   return {
+    /**
+     * An incoming message this transaction inserts, with the rows it read for it: on PostgreSQL its view is then
+     * known without reading it back (a round trip at the end of every group commit of incoming messages, and
+     * the read their events cost most; a no-op elsewhere). A new message has no reactions.
+     */
+    knowReceived({ message, chat, account, file, replyToUid }: ReceivedView): void {
+      if (sql.dialect !== 'postgres' || sql.memo === undefined) return;
+      const row = receivedMessageRow(message, { fileUid: file?.uid ?? null, replyToUid, accountPhone: account.phone, contactPhone: chat.contact_phone });
+      knownViews(sql.memo).messages.set(message.id, { message: row, chat, account, file, reactions: null });
+    },
+    /** A chat this transaction created, with its account: on PostgreSQL its view is known as `knowReceived`'s are. */
+    knowChat(view: ChatEventView): void {
+      if (sql.dialect !== 'postgres' || sql.memo === undefined || view.chat.messenger_account_id !== view.account.id) return;
+      knownViews(sql.memo).chats.set(view.chat.id, view);
+    },
     /** The views of messages `messageIds` and of chats `chats` (each under the workspace it is asked for). */
     async of(messageIds: readonly number[], chats: ReadonlyArray<{ id: number; workspaceId: number }>): Promise<EventViews> {
       await flushReceived(sql);
@@ -87,11 +122,23 @@ export function createMessageEventViews(sql: SqlExecutor) {
       if (messageIds.length === 0 && chats.length === 0) return views;
       const chatWorkspace = new Map(chats.map((c) => [c.id, c.workspaceId]));
       if (sql.dialect === 'postgres') {
+        const known = sql.memo?.get(KNOWN_EVENT_VIEWS) as EventViews | undefined;
+        const unknownMessages = messageIds.filter((id) => {
+          const view = known?.messages.get(id);
+          if (view !== undefined) views.messages.set(id, view);
+          return view === undefined;
+        });
+        const unknownChats = [...chatWorkspace.keys()].filter((id) => {
+          const view = known?.chats.get(id);
+          if (view !== undefined && chatWorkspace.get(id) === view.chat.workspace_id) views.chats.set(id, view);
+          return view === undefined;
+        });
+        if (unknownMessages.length === 0 && unknownChats.length === 0) return views;
         // A read sent ahead answers once, and only for messages it asked for.
         const ahead = sql.memo?.get(AHEAD) as Ahead | undefined;
         if (ahead !== undefined) sql.memo!.delete(AHEAD);
-        const answered = ahead !== undefined && chats.length === 0 && messageIds.every((id) => ahead.ids.has(id));
-        const row = (answered ? await ahead.row : await sql.get(VIEWS, { messageIds: [...new Set(messageIds)], chatIds: [...chatWorkspace.keys()] }))!;
+        const answered = ahead !== undefined && unknownChats.length === 0 && unknownMessages.every((id) => ahead.ids.has(id));
+        const row = (answered ? await ahead.row : await sql.get(VIEWS, { messageIds: [...new Set(unknownMessages)], chatIds: unknownChats }))!;
         for (const { message, chat, account, file, reply_to_uid: replyToUid, reactions } of row.message_views ?? []) {
           if (chat === null || account === null) continue;
           views.messages.set(message.id, {

@@ -2,6 +2,7 @@ import type { AcceptedSend, ReceivedMessage } from './deferred-writes.js';
 import type { ClaimedSend, MessageRow } from './rows.js';
 import { removeUnusedChats } from './chat-store.js';
 import { postgresOnly, query, writeUnanswered, type Params, type SqlExecutor } from './sql.js';
+import { forgetKnownViews } from './known-event-views.js';
 
 export type { MessageRow };
 
@@ -35,6 +36,22 @@ const INSERT = query<{ id: number }>(
      @credits, @now)
    RETURNING id`,
 );
+/**
+ * The row an incoming message's insert leaves (INSERT_RECEIVED and FLUSH_RECEIVED below write these values), as
+ * SELECT_MESSAGE reads it back: for a caller that knows the row whole without reading it (message-event-view.ts).
+ */
+export function receivedMessageRow(
+  m: ReceivedMessage,
+  added: { fileUid: string | null; replyToUid: string | null; accountPhone: string; contactPhone: string },
+): MessageRow {
+  return {
+    id: m.id, uid: m.uid, workspace_id: m.workspaceId, chat_id: m.chatId, messenger_account_id: m.accountId,
+    direction: 'received', status: 'Sent', failure_reason: null, text: m.text, file_id: m.fileId, template_id: null,
+    reply_to_id: m.replyToId, credits: 0, network_message_id: null, created_at: m.now, sent_at: m.now,
+    file_uid: added.fileUid, reply_to_uid: added.replyToUid, account_phone: added.accountPhone, contact_phone: added.contactPhone,
+  };
+}
+
 // An incoming message arrives delivered: Sent, with its time, in one statement.
 const INSERT_RECEIVED = query<{ id: number }>(
   `INSERT INTO messages (uid, workspace_id, chat_id, messenger_account_id, direction, status, text, file_id,
@@ -232,9 +249,9 @@ export function createMessageStore(sql: SqlExecutor) {
     byId: async (id: number) => (await flushReceived(sql), sql.get(MESSAGE_BY_ID, { id })),
     pageOfChat: async (chatId: number, limit: number, offset: number) => (await flushReceived(sql), sql.all(PAGE_OF_CHAT, { chatId, limit, offset })),
     setStatus: async (s: { id: number; status: MessageRow['status']; failureReason: string | null; networkMessageId: string | null; sentAt: number | null }) =>
-      void (await sql.run(SET_STATUS, s)),
+      (forgetKnownViews(sql), void (await sql.run(SET_STATUS, s))),
     /** Reactions as docs/api-behaviour.md shows them: emoji -> count as a string; null when there are none. */
     reactionsOf: (messageId: number) => reactionsOf(sql, messageId),
-    addReaction: async (messageId: number, emoji: string) => void (await sql.run(ADD_REACTION, { messageId, emoji })),
+    addReaction: async (messageId: number, emoji: string) => (forgetKnownViews(sql), void (await sql.run(ADD_REACTION, { messageId, emoji }))),
   };
 }
