@@ -3,9 +3,9 @@
  * file and its reactions; for a chat event the chat and its account. On PostgreSQL one call (migration 17) reads them
  * all, the message and the chat events of a transaction together: inside a group commit every read is a round
  * trip, and a batch of incoming messages builds a body per event (counted under the mixed load: a third of all
- * statements were these reads). An incoming message's view is known without any read (`knowReceived`): the
- * transaction wrote the message and read its chat and account itself. On SQLite, where a read is a function
- * call, the stores' own reads.
+ * statements were these reads). The views of an incoming message and of a new chat are known without any read
+ * (`knowReceived`, `knowChat`): the transaction wrote those rows and read their chat and account itself. On
+ * SQLite, where a read is a function call, the stores' own reads.
  */
 import { ACCOUNT_BY_ID, type AccountRow } from './account-store.js';
 import { CHAT_BY_ID, type ChatRow } from './chat-store.js';
