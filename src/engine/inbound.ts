@@ -56,7 +56,6 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
     const workspaceId = account.workspace_id;
     const chat = await findOrCreateChat(tx, account, message.contactPhone, 'contact', message.contactName);
     const file = message.attachmentFileUid === undefined ? undefined : await fileOfWorkspace(tx, workspaceId, message.attachmentFileUid);
-    const fileId = file?.id ?? null;
     let replyTo: { id: number; uid: string } | null = null;
     if (message.replyToUid !== undefined && message.replyToUid !== '') {
       const original = await tx.stores.messages.byUid(message.replyToUid);
@@ -65,7 +64,7 @@ async function receiveMessage(ctx: EngineContext, message: IncomingMessage): Pro
     }
     const now = tx.clock.now();
     const uid = timeOrderedUid(now);
-    const received = { uid, workspaceId, chatId: chat.id, accountId: account.id, text, fileId, replyToId: replyTo?.id ?? null, now };
+    const received = { uid, workspaceId, chatId: chat.id, accountId: account.id, text, fileId: file?.id ?? null, replyToId: replyTo?.id ?? null, now };
     const messageId = await tx.stores.messages.insertReceived(received);
     // Its events' bodies are built from what was just written and read, not read back (PostgreSQL).
     tx.stores.messageEventViews.knowReceived({ message: { ...received, id: messageId }, chat, account, file, replyToUid: replyTo?.uid ?? null });

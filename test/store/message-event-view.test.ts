@@ -19,12 +19,22 @@ const QUEUED_BODIES = query<{ payload: string }>('SELECT payload FROM webhook_de
 const stores = sqliteAndPostgres(() => pgUrl(), 2);
 
 describe.each(stores)('message event view on %s', (_, open) => {
-  it('answers as the single-row reads do: a sent message with a file, a received reply with reactions, a missing one, their chats', async () => {
-    const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom() });
+  let accounts = 0;
+  /** An engine on the store with a workspace whose account `phone` is connected; closed once `run` ends. */
+  async function withAccount(name: string, run: (engine: ReturnType<typeof createEngine>, ws: number, phone: string) => Promise<void>, deliverWebhooks?: false) {
+    const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom(), ...(deliverWebhooks === false ? { deliverWebhooks } : {}) });
     try {
-      const ws = (await engine.admin.createWorkspace({ name: `View ${Date.now()}`, quota: 10 })).workspace_id;
-      const phone = `+1555${String(Date.now()).slice(-7)}`;
+      const ws = (await engine.admin.createWorkspace({ name: `${name} ${Date.now()}`, quota: 10 })).workspace_id;
+      const phone = `+1555${String(Date.now() + accounts++).slice(-7)}`;
       await engine.sim(ws).connect({ phone });
+      await run(engine, ws, phone);
+    } finally {
+      await engine.close();
+    }
+  }
+
+  it('answers as the single-row reads do: a sent message with a file, a received reply with reactions, a missing one, their chats', async () => {
+    await withAccount('View', async (engine, ws, phone) => {
       const api = engine.workspace(ws);
       const file = await api.uploadFile({ filename: 'a.txt', mimetype: 'text/plain', content: Buffer.from('hello') });
       const sent = await api.sendToPhone({ phone: '+14155550811', text: 'with a file', file_uid: file.uid });
@@ -65,17 +75,11 @@ describe.each(stores)('message event view on %s', (_, open) => {
       // Both kinds in one call (one statement on PostgreSQL) answer as each kind alone.
       const both = await s.messageEventViews.of(messages.map((m) => m.id), chatIds.map((id) => ({ id, workspaceId: ws })));
       expect(both).toEqual({ messages: views, chats });
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   it('gives an incoming message\'s and its new chat\'s events, received in one group commit, the bodies a read of their rows gives', async () => {
-    const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom(), deliverWebhooks: false });
-    try {
-      const ws = (await engine.admin.createWorkspace({ name: `Known ${Date.now()}`, quota: 10 })).workspace_id;
-      const phone = `+1555${String(Date.now() + 1).slice(-7)}`;
-      await engine.sim(ws).connect({ phone });
+    await withAccount('Known', async (engine, ws, phone) => {
       const api = engine.workspace(ws);
       const types = ['message:received:new', 'message:new', 'chat:created', 'chat:received:created'] as const;
       for (const event_type of types) await engine.webhooks(ws).create({ event_type, url: 'https://example.com/hook' });
@@ -104,17 +108,11 @@ describe.each(stores)('message event view on %s', (_, open) => {
       expect(queued).toHaveLength(events.length);
       expect(new Set(queued.map((body) => JSON.stringify(body)))).toEqual(new Set(read.map((body) => JSON.stringify(body))));
       expect(queued).toContainEqual(expect.objectContaining({ message: expect.objectContaining({ text: 'reply', reply_to_uid: first.message_uid, attachments: [expect.objectContaining({ filename: 'b.txt' })] }) }));
-    } finally {
-      await engine.close();
-    }
+    }, false);
   });
 
   it('reads a view back once the transaction changed a row of it (PostgreSQL knew it from the write)', async () => {
-    const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom(), deliverWebhooks: false });
-    try {
-      const ws = (await engine.admin.createWorkspace({ name: `Forget ${Date.now()}`, quota: 10 })).workspace_id;
-      const phone = `+1555${String(Date.now() + 2).slice(-7)}`;
-      await engine.sim(ws).connect({ phone });
+    await withAccount('Forget', async (engine, ws, phone) => {
       const received = await engine.sim(ws).receive({ to: phone, from: '+14155550831', text: 'hi' });
       const views = await inWriteTransaction(engine.context, async (tx) => {
         const message = (await tx.stores.messages.byUid(received.message_uid))!;
@@ -131,8 +129,6 @@ describe.each(stores)('message event view on %s', (_, open) => {
       expect(views.known.messages.get(views.message.id)).toMatchObject({ message: { id: views.message.id, text: 'hi', status: 'Sent', direction: 'received' }, reactions: null });
       expect(views.after.messages.get(views.message.id)!.chat.name).toBe('Renamed');
       expect(views.after.chats.get(views.message.chat_id)!.chat.name).toBe('Renamed');
-    } finally {
-      await engine.close();
-    }
+    }, false);
   });
 });
