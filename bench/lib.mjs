@@ -1,19 +1,29 @@
 // Helpers shared by the bench scripts: child servers on loopback and bounded autocannon runs.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 
 /** Starts a child process and resolves with its URL once it prints `listening on URL`. */
 export function startServer(command, args, env = {}) {
-  // BENCH_CPU_PROF=DIR writes a V8 CPU profile of each node server into DIR, to see where its time goes.
-  const profile = command === process.execPath && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  // For a look inside each node server: BENCH_CPU_PROF=DIR writes its V8 CPU profile into DIR;
+  // BENCH_NODE_FLAGS='--a --b' starts it with those runtime flags (a flag is judged like a change: A/B rounds);
+  // BENCH_SERVER_LOG=FILE appends its output to FILE (what flags such as --trace-gc print).
+  const { BENCH_CPU_PROF: profileDir, BENCH_NODE_FLAGS: nodeFlags, BENCH_SERVER_LOG: log } = process.env;
+  const flags =
+    command !== process.execPath
+      ? []
+      : [...(nodeFlags ? nodeFlags.split(' ').filter(Boolean) : []), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   return new Promise((resolve, reject) => {
-    const child = spawn(command, [...profile, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, [...flags, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
-    const onData = (chunk) => {
+    const keep = (chunk) => {
+      if (log) appendFileSync(log, chunk);
       out += chunk;
+    };
+    const onData = (chunk) => {
+      keep(chunk);
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) {
         clearTimeout(timer);
@@ -21,7 +31,7 @@ export function startServer(command, args, env = {}) {
       }
     };
     child.stdout.on('data', onData);
-    child.stderr.on('data', (c) => (out += c));
+    child.stderr.on('data', keep);
     child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
   });
 }
