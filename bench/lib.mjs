@@ -10,10 +10,8 @@ export function startServer(command, args, env = {}) {
   // BENCH_NODE_FLAGS='--a --b' starts it with those runtime flags (a flag is judged like a change: A/B rounds);
   // BENCH_SERVER_LOG=FILE appends its output to FILE (what flags such as --trace-gc print).
   const { BENCH_CPU_PROF: profileDir, BENCH_NODE_FLAGS: nodeFlags, BENCH_SERVER_LOG: log } = process.env;
-  const flags =
-    command !== process.execPath
-      ? []
-      : [...(nodeFlags ? nodeFlags.split(' ').filter(Boolean) : []), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const flags = command === process.execPath ? [...(nodeFlags?.split(' ').filter(Boolean) ?? []), ...profile] : [];
   return new Promise((resolve, reject) => {
     const child = spawn(command, [...flags, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

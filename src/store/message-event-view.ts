@@ -128,6 +128,7 @@ export function createMessageEventViews(sql: SqlExecutor) {
           if (view !== undefined) views.messages.set(id, view);
           return view === undefined;
         });
+        // A known chat asked for under another workspace is left out, as the read below leaves it out.
         const unknownChats = [...chatWorkspace.keys()].filter((id) => {
           const view = known?.chats.get(id);
           if (view !== undefined && chatWorkspace.get(id) === view.chat.workspace_id) views.chats.set(id, view);

@@ -21,8 +21,8 @@ const stores = sqliteAndPostgres(() => pgUrl(), 2);
 describe.each(stores)('message event view on %s', (_, open) => {
   let accounts = 0;
   /** An engine on the store with a workspace whose account `phone` is connected; closed once `run` ends. */
-  async function withAccount(name: string, run: (engine: ReturnType<typeof createEngine>, ws: number, phone: string) => Promise<void>, deliverWebhooks?: false) {
-    const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom(), ...(deliverWebhooks === false ? { deliverWebhooks } : {}) });
+  async function withAccount(name: string, run: (engine: ReturnType<typeof createEngine>, ws: number, phone: string) => Promise<void>, deliverWebhooks = true) {
+    const engine = createEngine({ database: open(), clock: new FakeClock(), random: fixedRandom(), deliverWebhooks });
     try {
       const ws = (await engine.admin.createWorkspace({ name: `${name} ${Date.now()}`, quota: 10 })).workspace_id;
       const phone = `+1555${String(Date.now() + accounts++).slice(-7)}`;
