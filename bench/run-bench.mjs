@@ -11,6 +11,7 @@ import { measureReplicas } from './postgres.mjs';
 import { measureStores, storeRows } from './stores.mjs';
 import { measureStoreWebhooks, storeWebhookRows } from './stores-webhooks.mjs';
 import { measureWebhooks } from './webhooks.mjs';
+import { machineRow, probeMachine } from './machine-probe.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const svc = join(root, 'bin', 'svc.js');
@@ -74,8 +75,9 @@ const sections = {
 };
 
 const selected = (process.env.BENCH_SECTIONS ?? Object.keys(sections).join(',')).split(',').filter((name) => name in sections);
-const results = { machine: { node: process.version, cpus: cpus().length }, settings: { seconds, connections, messages } };
+// First, before any server warms the caches: how this machine treats code that has not run for a while.
+const results = { machine: { node: process.version, cpus: cpus().length, cold_code: probeMachine() }, settings: { seconds, connections, messages } };
 for (const name of selected) results[name] = await sections[name].run();
 console.log(JSON.stringify(results, null, 2));
-const rows = selected.flatMap((name) => sections[name].rows(results[name]));
+const rows = [machineRow(results.machine.cold_code), ...selected.flatMap((name) => sections[name].rows(results[name]))];
 console.error(['| what | throughput / time | latency | memory |', '|---|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n'));
