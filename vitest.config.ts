@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 import { testKinds } from './test/support/test-kinds.js';
 
-// Two projects: `unit` (one process, SQLite, fake clocks; `npm run test:unit`, a process per core) and `integration`
-// (processes, PostgreSQL, the browser, the built package, bounds on elapsed or CPU time; one file at a time).
-// test/support/test-kinds.ts decides from what each file uses.
+// Three projects: `unit` (one process, SQLite, fake clocks; `npm run test:unit`, a process per core), `integration`
+// (processes, PostgreSQL, the browser, the built package; two files at a time) and `timed` (bounds on elapsed or
+// CPU time; one file at a time). test/support/test-kinds.ts decides from what each file uses.
 const kinds = testKinds(import.meta.dirname);
 
 const shared = {
@@ -18,6 +18,7 @@ export default defineConfig({
     projects: [
       { test: { ...shared, name: 'unit', include: kinds.unit } },
       { test: { ...shared, name: 'integration', include: kinds.integration } },
+      { test: { ...shared, name: 'timed', include: kinds.timed } },
     ],
   },
 });

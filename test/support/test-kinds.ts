@@ -1,10 +1,12 @@
 /**
- * Which test files are unit tests and which are integration tests, read from what each file uses, so a new
- * file needs no list to be kept: a file is an integration test when it, or a helper of test/ it imports
+ * Which test files are unit tests, integration tests or timed tests, read from what each file uses, so a new
+ * file needs no list to be kept. A file is an integration test when it, or a helper of test/ it imports
  * (followed through relative imports), starts processes, opens PostgreSQL, drives a browser, runs the built
- * package, serves real HTTP on loopback (receivers that answer on real timers), or times its own work on the
- * real clock or in CPU time. `npm test` runs those one file at a time, and the rest, which run in one process,
- * on SQLite, through Fastify's inject and fake clocks, a file per core.
+ * package, or serves real HTTP on loopback (receivers that answer on real timers); it is a timed test when it
+ * (or such a helper) times its own work on the real clock or in CPU time. `npm test` runs the unit tests (in one
+ * process each, on SQLite, through Fastify's inject and fake clocks) a file per core, the integration tests two
+ * files at a time, and the timed tests one file at a time, since a bound on elapsed or CPU time holds for a file
+ * alone, not beside another on the same cores.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -17,22 +19,27 @@ const INTEGRATION_MARKERS = [
   /chromium|puppeteer|playwright/i,
   /\bdist\//,
   /from 'node:http'/,
-  // A bound on elapsed or CPU time holds for a file alone, not beside another on the same cores (8 sandboxes'
-  // CPU: 315 ms against a bound of 300, measured once with a second file running).
-  /performance\.now\(\)|process\.cpuUsage|Date\.now\(\) - /,
 ];
+// 8 sandboxes' start took 315 ms of CPU against a bound of 300 once, with a second file running beside it.
+const TIMED_MARKER = /performance\.now\(\)|process\.cpuUsage|Date\.now\(\) - /;
+
+type Kind = 'unit' | 'integration' | 'timed';
+const RANK: Record<Kind, number> = { unit: 0, integration: 1, timed: 2 };
+const heavier = (a: Kind, b: Kind): Kind => (RANK[a] >= RANK[b] ? a : b);
 
 const importsOf = (file: string, source: string): string[] =>
   [...source.matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+)'/g)]
     .map((match) => resolve(dirname(file), match[1]!.replace(/\.js$/, '.ts')))
     .filter((path) => path.includes('/test/') && existsSync(path));
 
-function usesIntegration(file: string, seen: Map<string, boolean>): boolean {
+/** The file's own kind, made heavier by the helpers it imports. */
+function kindOf(file: string, seen: Map<string, Kind>): Kind {
   const known = seen.get(file);
   if (known !== undefined) return known;
-  seen.set(file, false); // a circle among helpers adds nothing
+  seen.set(file, 'unit'); // a circle among helpers adds nothing
   const source = readFileSync(file, 'utf8');
-  const result = INTEGRATION_MARKERS.some((marker) => marker.test(source)) || importsOf(file, source).some((dep) => usesIntegration(dep, seen));
+  const own: Kind = TIMED_MARKER.test(source) ? 'timed' : INTEGRATION_MARKERS.some((marker) => marker.test(source)) ? 'integration' : 'unit';
+  const result = importsOf(file, source).reduce<Kind>((kind, dep) => heavier(kind, kindOf(dep, seen)), own);
   seen.set(file, result);
   return result;
 }
@@ -46,12 +53,9 @@ function testFiles(dir: string): string[] {
 }
 
 /** Test files (relative to `root`) split by kind. */
-export function testKinds(root: string): { unit: string[]; integration: string[] } {
-  const seen = new Map<string, boolean>();
-  const unit: string[] = [];
-  const integration: string[] = [];
-  for (const file of testFiles(join(root, 'test')).sort()) {
-    (usesIntegration(file, seen) ? integration : unit).push(file.slice(root.length + 1));
-  }
-  return { unit, integration };
+export function testKinds(root: string): Record<Kind, string[]> {
+  const seen = new Map<string, Kind>();
+  const kinds: Record<Kind, string[]> = { unit: [], integration: [], timed: [] };
+  for (const file of testFiles(join(root, 'test')).sort()) kinds[kindOf(file, seen)].push(file.slice(root.length + 1));
+  return kinds;
 }
