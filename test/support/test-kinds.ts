@@ -3,10 +3,9 @@
  * file needs no list to be kept. A file is an integration test when it, or a helper of test/ it imports
  * (followed through relative imports), starts processes, opens PostgreSQL, drives a browser, runs the built
  * package, or serves real HTTP on loopback (receivers that answer on real timers); it is a timed test when it
- * (or such a helper) times its own work on the real clock or in CPU time. `npm test` runs the unit tests (in one
- * process each, on SQLite, through Fastify's inject and fake clocks) a file per core, the integration tests two
- * files at a time, and the timed tests one file at a time, since a bound on elapsed or CPU time holds for a file
- * alone, not beside another on the same cores.
+ * (or such a helper) times its own work on the real clock or in CPU time. `npm test` runs the unit tests (which
+ * start nothing: SQLite, Fastify's inject, fake clocks) a file per core, the integration tests two files at a
+ * time, and the timed tests one file at a time.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -20,7 +19,8 @@ const INTEGRATION_MARKERS = [
   /\bdist\//,
   /from 'node:http'/,
 ];
-// 8 sandboxes' start took 315 ms of CPU against a bound of 300 once, with a second file running beside it.
+// A bound on elapsed or CPU time holds for a file alone, not beside another on the same cores (8 sandboxes'
+// start: 315 ms of CPU against a bound of 300, measured once with a second file running).
 const TIMED_MARKER = /performance\.now\(\)|process\.cpuUsage|Date\.now\(\) - /;
 
 type Kind = 'unit' | 'integration' | 'timed';
