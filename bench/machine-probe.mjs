@@ -1,8 +1,8 @@
 // How this machine treats code that has not run for a while: `node bench/machine-probe.mjs`, and the first thing
 // `npm run bench` measures (its `machine.cold_code`). Times one short piece of work (5 sha256 rounds, about 10 µs
 // when warm) right after the core spent N ms on something else (a spin, so the process never sleeps), and gives
-// the median for each N with the steal time /proc/stat counted meanwhile. Where a core's caches keep a process's
-// code, the piece costs the same whatever N; on the shared virtual machine of 2026-11-30 it cost 5-13 times more
+// the median for each N with the steal time /proc/stat counted meanwhile. Where nothing else takes a core's caches,
+// the piece should cost about the same whatever N; on the shared virtual machine of 2026-11-30 it cost 5-13 times more
 // after 8 ms. A request that wakes several processes (svc, a PostgreSQL backend, the loader) pays that once for
 // each, so the same code costs more a request at low rates there: compare machines with this before comparing
 // their bench results. Bounded: about 5 s.
