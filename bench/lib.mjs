@@ -1,6 +1,6 @@
 // Helpers shared by the bench scripts: child servers on loopback and bounded autocannon runs.
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 
@@ -91,9 +91,25 @@ export function cpuMs(pid) {
   }
 }
 
+/** Nanoseconds each task (thread) on the machine has spent ready to run but waiting for a core, by task id. */
+function runQueueWaitNs() {
+  const waits = new Map();
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) waits.set(tid, Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]));
+    } catch {
+      // The process or thread ended meanwhile.
+    }
+  }
+  return waits;
+}
+
 /**
- * The whole machine's CPU (every process, from /proc/stat) from now until the returned function is called: the
- * share of the cores busy, in percent. A latency measured on a machine near 100 % is queueing for a core.
+ * The whole machine from now until the returned function is called: `busyPercent`, the share of the cores busy
+ * (every process, from /proc/stat), and `tasksWaiting`, how many tasks were on average ready to run but waiting
+ * for a core (from every thread's schedstat; a task that started meanwhile counts from its start, one that ended
+ * is left out). A latency measured with tasks waiting is partly queueing for a core: on 2 cores a PostgreSQL
+ * replica's mixed load once had 2 waiting on average, and each round trip waits for two processes to run.
  */
 export function machineBusy() {
   const read = () => {
@@ -101,10 +117,17 @@ export function machineBusy() {
     return { busy: user + nice + system + irq + softirq + steal, idle: idle + iowait };
   };
   const before = read();
+  const waitsBefore = runQueueWaitNs();
+  const startedMs = performance.now();
   return () => {
     const after = read();
     const busy = after.busy - before.busy;
-    return Math.round((100 * busy) / Math.max(1, busy + after.idle - before.idle));
+    let waitedNs = 0;
+    for (const [tid, ns] of runQueueWaitNs()) waitedNs += ns - (waitsBefore.get(tid) ?? 0);
+    return {
+      busyPercent: Math.round((100 * busy) / Math.max(1, busy + after.idle - before.idle)),
+      tasksWaiting: Math.round(waitedNs / 1e6 / Math.max(1, performance.now() - startedMs) * 100) / 100,
+    };
   };
 }
 

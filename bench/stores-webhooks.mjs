@@ -55,6 +55,7 @@ async function runStore(svc, store, { events, seconds, rate, warmup }, round) {
         incoming_p50_ms: mixed.incoming_to_webhook_ms.p50, incoming_p99_ms: mixed.incoming_to_webhook_ms.p99,
         queued_at_stop: mixed.deliveries_queued_when_load_stopped,
         machine_busy_percent: mixed.machine_busy_percent,
+        machine_tasks_waiting: mixed.machine_tasks_waiting,
         cpu_us: { svc: perUnit(mixedUsed.svc, mixed.requests), postgres: perUnit(mixedUsed.postgres, mixed.requests) },
       },
     };
@@ -79,7 +80,7 @@ export async function measureStoreWebhooks(builds, { seconds = 10, rounds = 2, s
     for (const { build, store } of r % 2 === 0 ? order : order.reverse()) {
       const result = await runStore(build.svc, store, options, r);
       (runs[`${build.label}|${store}`] ??= []).push(result);
-      log(`round ${r + 1} ${build.label}|${store}: drain ${result.drain_per_second}/s, mixed send p50 ${result.mixed.send_p50_ms} ms p99 ${result.mixed.send_p99_ms} ms, incoming p50 ${result.mixed.incoming_p50_ms} ms p99 ${result.mixed.incoming_p99_ms} ms, machine ${result.mixed.machine_busy_percent} % busy`);
+      log(`round ${r + 1} ${build.label}|${store}: drain ${result.drain_per_second}/s, mixed send p50 ${result.mixed.send_p50_ms} ms p99 ${result.mixed.send_p99_ms} ms, incoming p50 ${result.mixed.incoming_p50_ms} ms p99 ${result.mixed.incoming_p99_ms} ms, machine ${result.mixed.machine_busy_percent} % busy, ${result.mixed.machine_tasks_waiting} tasks waiting`);
     }
   }
   const summary = {};
@@ -93,6 +94,7 @@ export async function measureStoreWebhooks(builds, { seconds = 10, rounds = 2, s
       mixed_incoming_p50_ms: pick((x) => x.mixed.incoming_p50_ms), mixed_incoming_p99_ms: pick((x) => x.mixed.incoming_p99_ms),
       mixed_queued_at_stop: Math.max(...results.map((x) => x.mixed.queued_at_stop)),
       mixed_machine_busy_percent: pick((x) => x.mixed.machine_busy_percent),
+      mixed_machine_tasks_waiting: pick((x) => x.mixed.machine_tasks_waiting),
       mixed_cpu_us: { svc: pick((x) => x.mixed.cpu_us.svc), postgres: pick((x) => x.mixed.cpu_us.postgres ?? 0) },
     };
   }
@@ -107,7 +109,7 @@ export function storeWebhookRows(summary) {
     const cpu = (c) => `svc ${c.svc} us${store === 'postgres' ? `, PostgreSQL ${c.postgres} us` : ''}`;
     return [
       [`${name}: webhook drain (a queued backlog)`, `${s.drain_per_second} deliveries/s`, `rounds: ${s.rounds.map((x) => x.drain_per_second).join(', ')}`, `${cpu(s.drain_cpu_us)} a delivery (with its incoming message)`],
-      [`${name}: mixed load, send -> webhook`, `p50 ${s.mixed_send_p50_ms} ms, p99 ${s.mixed_send_p99_ms} ms`, `incoming -> webhook p50 ${s.mixed_incoming_p50_ms} ms, p99 ${s.mixed_incoming_p99_ms} ms; queued at stop ${s.mixed_queued_at_stop}; machine ${s.mixed_machine_busy_percent} % busy`, `${cpu(s.mixed_cpu_us)} a request`],
+      [`${name}: mixed load, send -> webhook`, `p50 ${s.mixed_send_p50_ms} ms, p99 ${s.mixed_send_p99_ms} ms`, `incoming -> webhook p50 ${s.mixed_incoming_p50_ms} ms, p99 ${s.mixed_incoming_p99_ms} ms; queued at stop ${s.mixed_queued_at_stop}; machine ${s.mixed_machine_busy_percent} % busy, ${s.mixed_machine_tasks_waiting} tasks waiting for a core`, `${cpu(s.mixed_cpu_us)} a request`],
     ];
   });
 }

@@ -73,7 +73,7 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate, 
   const busyDuringLoad = machineBusy();
   const loader = JSON.parse((await run(process.execPath, [join(here, 'mixed-loader.mjs'), server.url, tenants.map((t) => t.token).join(','), String(rate), String(seconds)],
     { env: { ...process.env, ACCOUNTS: tenants.map((t) => t.phone).join(',') }, maxBuffer: 64 * 1024 * 1024 })).stdout);
-  const machineBusyPercent = busyDuringLoad();
+  const machine = busyDuringLoad();
   const metrics = await (await request(`${server.url}/metrics`)).body.text();
   const queuedAtStop = Number(/svc_queue_depth\{queue="webhook_workspace",state="pending"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
   const texts = Object.keys(loader.sent);
@@ -116,8 +116,10 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate, 
     errors: loader.errors,
     deliveries_queued_when_load_stopped: queuedAtStop,
     deliveries: delivered,
-    // How busy the machine's cores were while the load ran (the server, its database, the loader, the receiver).
-    machine_busy_percent: machineBusyPercent,
+    // How busy the machine's cores were while the load ran (the server, its database, the loader, the receiver),
+    // and how many tasks waited for one on average.
+    machine_busy_percent: machine.busyPercent,
+    machine_tasks_waiting: machine.tasksWaiting,
     // The server's CPU (every thread) over the load and the drain after it, per request of the load.
     server_cpu_us_per_request: Math.round((cpu * 1000) / loader.requests),
     in_server: inServer,
@@ -170,7 +172,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         results.push({ round: r, build: dir, store, ...result });
         const s = result.send_to_webhook_ms;
         const n = result.incoming_to_webhook_ms;
-        console.error(`| ${dir} | ${store} | ${result.achieved_per_second} req/s | send→hook p50 ${s.p50} p99 ${s.p99} (${s.count}/${s.of}) | incoming→hook p50 ${n.p50} p99 ${n.p99} (${n.count}/${n.of}) | queued at stop ${result.deliveries_queued_when_load_stopped} | ${result.deliveries} deliveries | machine ${result.machine_busy_percent} % busy | server CPU ${result.server_cpu_us_per_request} µs/request | in server: queued→recorded p50 ${result.in_server.queued_to_recorded_ms.p50} p99 ${result.in_server.queued_to_recorded_ms.p99}, HTTP p50 ${result.in_server.http_request_ms.p50} p99 ${result.in_server.http_request_ms.p99}, accepted→sent p50 ${result.in_server.accepted_to_sent_ms.p50} p99 ${result.in_server.accepted_to_sent_ms.p99} |`);
+        console.error(`| ${dir} | ${store} | ${result.achieved_per_second} req/s | send→hook p50 ${s.p50} p99 ${s.p99} (${s.count}/${s.of}) | incoming→hook p50 ${n.p50} p99 ${n.p99} (${n.count}/${n.of}) | queued at stop ${result.deliveries_queued_when_load_stopped} | ${result.deliveries} deliveries | machine ${result.machine_busy_percent} % busy, ${result.machine_tasks_waiting} tasks waiting for a core | server CPU ${result.server_cpu_us_per_request} µs/request | in server: queued→recorded p50 ${result.in_server.queued_to_recorded_ms.p50} p99 ${result.in_server.queued_to_recorded_ms.p99}, HTTP p50 ${result.in_server.http_request_ms.p50} p99 ${result.in_server.http_request_ms.p99}, accepted→sent p50 ${result.in_server.accepted_to_sent_ms.p50} p99 ${result.in_server.accepted_to_sent_ms.p99} |`);
       }
     }
   }
