@@ -75,6 +75,9 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     ...(opts.webhookRetryDelaysMs === undefined ? {} : { webhookRetryDelaysMs: opts.webhookRetryDelaysMs }),
     ...(opts.sendLeaseMs === undefined ? {} : { sendLeaseMs: opts.sendLeaseMs }),
     ...(opts.smtpUrl === undefined ? {} : { smtp: { url: opts.smtpUrl, from: opts.smtpFrom }, mailLog: opts.log }),
+  }).catch((error: unknown) => {
+    metrics?.close();
+    throw error;
   });
   // The URL holds the SMTP password: only its masked form is ever printed.
   if (opts.smtpUrl !== undefined) opts.log(`owner notifications: e-mailed via ${maskSmtpUrl(opts.smtpUrl)}`);
@@ -94,6 +97,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     await app.listen({ port: opts.port, host: opts.host });
   } catch (error) {
     await app.close().catch(() => undefined);
+    metrics?.close();
     await engine.workers.stop();
     await engine.close();
     throw listenError(error, opts);
@@ -117,6 +121,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
         await app.close();
       } finally {
         clearTimeout(drain);
+        metrics?.close();
         await engine.workers.stop();
         await engine.close();
       }

@@ -38,8 +38,9 @@ function figures(histogram: IntervalHistogram, sampleMs: number): Record<Figure,
  * Puts these figures in `registry` in place of prom-client's (registered there by `collectDefaultMetrics` with the
  * same `prefix`), sampling every `sampleMs`. Each scrape reports the samples since the previous one, as prom-client's
  * did; the first `sampleMs` after a scrape is not observed (Node's reset forgets when the last sample was taken).
+ * Returns the function that stops the sampling (its timer would otherwise wake the process for good).
  */
-export function registerEventLoopLag(registry: Registry, prefix: string, sampleMs: number): void {
+export function registerEventLoopLag(registry: Registry, prefix: string, sampleMs: number): () => void {
   const histogram = monitorEventLoopDelay({ resolution: sampleMs });
   histogram.enable();
   const gauges = new Map<Figure, Gauge>();
@@ -55,4 +56,5 @@ export function registerEventLoopLag(registry: Registry, prefix: string, sampleM
     };
     gauges.set(figure, new Gauge({ name, help: `${help}, in seconds`, registers: [registry], ...(collect === undefined ? {} : { collect }) }));
   }
+  return () => histogram.disable();
 }

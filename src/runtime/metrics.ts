@@ -22,6 +22,8 @@ export interface ServerMetrics {
   watchQueues(read: () => Promise<QueueStats>, now: () => number): void;
   /** The Prometheus text: rendered anew at most once per `minRenderIntervalMs`, else the last one. */
   render(): Promise<string>;
+  /** Stops sampling the event loop: the server has closed. */
+  close(): void;
 }
 
 /** Options of `createServerMetrics`. */
@@ -52,7 +54,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
   const clock = options.now ?? Date.now;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_', eventLoopMonitoringPrecision: REPLACED_SAMPLE_MS });
-  registerEventLoopLag(registry, 'svc_', EVENT_LOOP_SAMPLE_MS);
+  const stopSamplingLag = registerEventLoopLag(registry, 'svc_', EVENT_LOOP_SAMPLE_MS);
   const attempts = new Counter({ name: 'svc_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers: [registry] });
   const attemptSeconds = new Histogram({ name: 'svc_webhook_attempt_duration_seconds', help: 'Time one webhook POST took', buckets: LATENCY_BUCKETS, registers: [registry] });
   const deliverySeconds = new Histogram({
@@ -129,5 +131,6 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       }
       return last.text;
     },
+    close: stopSamplingLag,
   };
 }

@@ -41,4 +41,17 @@ describe('the event loop lag metrics', () => {
     expect(valueOf(again, 'svc_nodejs_eventloop_lag_max_seconds')).toBe(valueOf(stalled, 'svc_nodejs_eventloop_lag_max_seconds'));
     expect(valueOf(again, 'svc_nodejs_eventloop_lag_min_seconds')).toBe(valueOf(stalled, 'svc_nodejs_eventloop_lag_min_seconds'));
   });
+
+  it('stop sampling when the metrics are closed: a stall after that is not seen', async () => {
+    const metrics = createServerMetrics({ minRenderIntervalMs: 0 });
+    await sleep(350);
+    const before = await metrics.render();
+    metrics.close();
+    await sleep(150);
+    block(300);
+    await sleep(250);
+    const after = await metrics.render();
+    expect(valueOf(after, 'svc_nodejs_eventloop_lag_max_seconds')).toBe(valueOf(before, 'svc_nodejs_eventloop_lag_max_seconds'));
+    expect(valueOf(after, 'svc_nodejs_eventloop_lag_max_seconds')).toBeLessThan(0.2);
+  });
 });
