@@ -51,7 +51,7 @@ describe('the event loop lag metrics', () => {
     block(300);
     await sleep(250);
     const after = await metrics.render();
+    // Sampling on, the stall would be the new maximum (about 0.3 s).
     expect(valueOf(after, 'svc_nodejs_eventloop_lag_max_seconds')).toBe(valueOf(before, 'svc_nodejs_eventloop_lag_max_seconds'));
-    expect(valueOf(after, 'svc_nodejs_eventloop_lag_max_seconds')).toBeLessThan(0.2);
   });
 });
