@@ -91,6 +91,12 @@ export function cpuMs(pid) {
   }
 }
 
+/** Every CPU's time so far by state, in 10 ms ticks (the first line of /proc/stat). */
+export function cpuTicks() {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { user, nice, system, idle, iowait, irq, softirq, steal };
+}
+
 /** Nanoseconds each task (thread) on the machine has spent ready to run but waiting for a core, by task id. */
 function runQueueWaitNs() {
   const waits = new Map();
@@ -113,7 +119,7 @@ function runQueueWaitNs() {
  */
 export function machineBusy() {
   const read = () => {
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const { user, nice, system, idle, iowait, irq, softirq, steal } = cpuTicks();
     return { busy: user + nice + system + irq + softirq + steal, idle: idle + iowait };
   };
   const before = read();

@@ -7,8 +7,8 @@
 // each, so the same code costs more a request at low rates there: compare machines with this before comparing
 // their bench results. Bounded: about 5 s.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { cpuTicks } from './lib.mjs';
 
 const piece = () => {
   let digest = Buffer.alloc(32);
@@ -19,8 +19,8 @@ const spin = (ms) => {
   const end = performance.now() + ms;
   while (performance.now() < end);
 };
-/** Steal time of all CPUs so far, in ms (the 8th field of /proc/stat's first line, in 10 ms ticks). */
-const stealMs = () => Number(readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/)[8]) * 10;
+/** Steal time of all CPUs so far, in ms. */
+const stealMs = () => cpuTicks().steal * 10;
 
 /** `{ rows: [{ other_work_ms, piece_p50_us }], steal_ms }`. */
 export function probeMachine() {

@@ -24,6 +24,11 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const run = promisify(execFile);
 const round2 = (n) => Math.round(n * 100) / 100;
 
+/** The server's /metrics text. */
+const scrape = async (server) => (await request(`${server.url}/metrics`)).body.text();
+/** Workspace deliveries pending, from /metrics text. */
+const pendingDeliveries = (metrics) => Number(/svc_queue_depth\{queue="webhook_workspace",state="pending"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
+
 /** A histogram of /metrics text: its cumulative count at each bucket bound (seconds), summed over its labels. */
 function histogramCounts(metrics, name) {
   const byBound = new Map();
@@ -68,26 +73,22 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate, 
   }
   await call(`${receiver.url}/__reset`, { method: 'POST' });
   // The server renders /metrics at most once a second; the workspaces' set-up above took longer than that.
-  const before = await (await request(`${server.url}/metrics`)).body.text();
+  const before = await scrape(server);
   const cpuBefore = cpuMs(server.pid);
   const busyDuringLoad = machineBusy();
   const loader = JSON.parse((await run(process.execPath, [join(here, 'mixed-loader.mjs'), server.url, tenants.map((t) => t.token).join(','), String(rate), String(seconds)],
     { env: { ...process.env, ACCOUNTS: tenants.map((t) => t.phone).join(',') }, maxBuffer: 64 * 1024 * 1024 })).stdout);
   const machine = busyDuringLoad();
-  const metrics = await (await request(`${server.url}/metrics`)).body.text();
-  const queuedAtStop = Number(/svc_queue_depth\{queue="webhook_workspace",state="pending"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
+  const queuedAtStop = pendingDeliveries(await scrape(server));
   const texts = Object.keys(loader.sent);
   const arrivals = await waitFor(async () => {
     const seen = await call(`${receiver.url}/__arrivals`);
     return texts.every((t) => t in seen) ? seen : undefined;
   }, performance.now() + 3 * seconds * 1000) ?? (await call(`${receiver.url}/__arrivals`));
   // Until every delivery queued by the load has arrived (or the wait ran out): CPU per request of the load.
-  await waitFor(async () => {
-    const m = await (await request(`${server.url}/metrics`)).body.text();
-    return Number(/svc_queue_depth\{queue="webhook_workspace",state="pending"\} (\d+)/.exec(m)?.[1] ?? 0) === 0 ? true : undefined;
-  }, performance.now() + 3 * seconds * 1000);
+  await waitFor(async () => (pendingDeliveries(await scrape(server)) === 0 ? true : undefined), performance.now() + 3 * seconds * 1000);
   const cpu = cpuMs(server.pid) - cpuBefore;
-  const after = await (await request(`${server.url}/metrics`)).body.text();
+  const after = await scrape(server);
   const inServer = {
     // From the event's outbox row being written to its successful attempt finishing (the server's histogram, coarse).
     queued_to_recorded_ms: { p50: histogramMs(before, after, 'svc_webhook_delivery_latency_seconds', 50), p99: histogramMs(before, after, 'svc_webhook_delivery_latency_seconds', 99) },

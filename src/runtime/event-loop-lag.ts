@@ -44,17 +44,17 @@ export function registerEventLoopLag(registry: Registry, prefix: string, sampleM
   const histogram = monitorEventLoopDelay({ resolution: sampleMs });
   histogram.enable();
   const gauges = new Map<Figure, Gauge>();
-  for (const [figure, help] of Object.entries(FIGURES) as Array<[Figure, string]>) {
+  const collect = () => {
+    // No sample since the last scrape (scrapes closer than `sampleMs`): the last figures stand.
+    if (histogram.count === 0) return;
+    for (const [figure, value] of Object.entries(figures(histogram, sampleMs))) gauges.get(figure as Figure)!.set(value);
+    histogram.reset();
+  };
+  for (const [index, [figure, help]] of (Object.entries(FIGURES) as Array<[Figure, string]>).entries()) {
     const name = `${prefix}nodejs_eventloop_lag_${figure}_seconds`;
     registry.removeSingleMetric(name);
     // The first gauge's collect sets them all: a registry collects its metrics in the order they were registered.
-    const collect = gauges.size > 0 ? undefined : () => {
-      // No sample since the last scrape (scrapes closer than `sampleMs`): the last figures stand.
-      if (histogram.count === 0) return;
-      for (const [each, value] of Object.entries(figures(histogram, sampleMs))) gauges.get(each as Figure)!.set(value);
-      histogram.reset();
-    };
-    gauges.set(figure, new Gauge({ name, help: `${help}, in seconds`, registers: [registry], ...(collect === undefined ? {} : { collect }) }));
+    gauges.set(figure, new Gauge({ name, help: `${help}, in seconds`, registers: [registry], ...(index === 0 ? { collect } : {}) }));
   }
   return () => histogram.disable();
 }
