@@ -24,6 +24,7 @@ import type { NetworkDriver } from '../network/driver.js';
 import type { Clock, Random } from '../wire/clock.js';
 import type { DomainEvent } from './events.js';
 import type { EngineMetrics } from './engine-metrics.js';
+import type { DeliveryHandOff } from './webhooks/delivery-hand-off.js';
 import type { SendHandOff } from './send-hand-off.js';
 import { MAX_FILE_BYTES, MAX_TEXT_CHARACTERS } from '../wire/limits.js';
 
@@ -101,6 +102,13 @@ export interface EngineContext {
   wake: (runnerName: string) => void;
   /** PostgreSQL: where sends claimed as they are accepted go to this process's dispatcher (`SendHandOff`). */
   sendHandOff?: SendHandOff;
+  /** PostgreSQL: where deliveries leased as they are written go to this process's webhook worker (`DeliveryHandOff`). */
+  deliveryHandOff?: DeliveryHandOff;
+  /**
+   * Inside a write transaction: runs `fn` once the transaction has ended, told whether it committed (before the
+   * wake-ups go out). A run that is retried is told it did not.
+   */
+  onSettled?: (fn: (committed: boolean) => void) => void;
   /**
    * A condition every write transaction started from this context must still meet when it runs: the request's
    * API token is still live, when it was let in from memory (`RecalledTokens`). A grouped write is checked with
@@ -120,13 +128,28 @@ export async function inWriteTransaction<T>(ctx: EngineContext, fn: (tx: EngineC
   // Wake-ups asked for inside the transaction go out after the commit (on every replica, on PostgreSQL): a
   // worker woken earlier would look for rows it cannot see yet. A run that is retried forgets its own.
   let wakes = new Set<string>();
+  let settled: Array<(committed: boolean) => void> = [];
+  const settle = (committed: boolean) => {
+    const ending = settled;
+    settled = [];
+    for (const fn of ending) fn(committed);
+  };
   const { admission } = ctx;
   const grouped = options?.grouped === true;
-  const result = await ctx.database.write(async (sql) => {
-    wakes = new Set();
-    if (!grouped) await assertAdmitted(sql, admission);
-    return fn({ ...ctx, sql, stores: storesOf(sql), inTransaction: true, wake: (name) => void wakes.add(name) });
-  }, admission !== undefined && grouped ? { ...options, admission } : options);
+  let result: T;
+  try {
+    result = await ctx.database.write(async (sql) => {
+      wakes = new Set();
+      settle(false);
+      if (!grouped) await assertAdmitted(sql, admission);
+      const onSettled = (fn: (committed: boolean) => void) => void settled.push(fn);
+      return fn({ ...ctx, sql, stores: storesOf(sql), inTransaction: true, wake: (name) => void wakes.add(name), onSettled });
+    }, admission !== undefined && grouped ? { ...options, admission } : options);
+  } catch (error) {
+    settle(false);
+    throw error;
+  }
+  settle(true);
   for (const name of wakes) ctx.wake(name);
   return result;
 }

@@ -97,7 +97,7 @@ export function createEngine(parts: EngineParts): Engine & { context: EngineCont
     metrics: parts.metrics ?? noMetrics,
     wake: () => undefined,
     // SQLite claims in a fraction of a millisecond: only PostgreSQL claims sends as it accepts them.
-    ...(database.dialect === 'postgres' && { sendHandOff: {} }),
+    ...(database.dialect === 'postgres' && { sendHandOff: {}, deliveryHandOff: {} }),
   };
   // The webhook outbox is the default sink: every engine (local and served) records deliveries.
   ctx.events = parts.events?.(ctx) ?? createWebhookEventSink(ctx, ignoreEvents);

@@ -88,6 +88,8 @@ export class DeliveryWorker {
   /** When the oldest attempt of `toRecord` finished (performance.now()), and the timer that records it in time. */
   private waitingSince = 0;
   private recordTimer: NodeJS.Timeout | null = null;
+  /** Slots set aside for deliveries leased as they are written (`reserveSlots`), until they are handed over. */
+  private reserved = 0;
   /** Whether the last claim may have left due work behind (see `PickOptions.onPicked`); until told, it may have. */
   private leftBehind = true;
   private readonly o: Required<Omit<DeliveryWorkerOptions, 'urlPolicy' | 'extraHeaders' | 'prepareBody' | 'beforeClaim' | 'onRecorded'>> &
@@ -139,6 +141,39 @@ export class DeliveryWorker {
       this.wakeScheduled = false;
       void this.loop();
     });
+  }
+
+  /**
+   * Sets aside up to `wanted` slots for deliveries a transaction leases to this worker as it writes them
+   * (`adopt`); how many. Only while started, and only from the slots beyond half of them: where they are scarce,
+   * claims deal them fairly across tenants.
+   */
+  reserveSlots(wanted: number): number {
+    if (this.stopped || this.timer === null) return 0;
+    const free = this.o.concurrency - this.inFlight.size - this.reserved - Math.floor(this.o.concurrency / 2);
+    const granted = Math.max(0, Math.min(wanted, free));
+    this.reserved += granted;
+    return granted;
+  }
+
+  /** Frees slots set aside by `reserveSlots` (their transaction did not commit, or leased fewer). */
+  releaseSlots(count: number): void {
+    this.reserved = Math.max(0, this.reserved - count);
+  }
+
+  /**
+   * Takes deliveries leased to this worker by the transaction that wrote them, once it committed, in the slots
+   * set aside for it. Stopped meanwhile, it ends their leases instead, so the next claim here or elsewhere takes them.
+   */
+  adopt(claimed: readonly ClaimedDelivery[], reserved: number): void {
+    this.releaseSlots(reserved);
+    if (claimed.length === 0) return;
+    if (this.stopped || this.timer === null) {
+      void this.o.outbox.endLeases(claimed.map((delivery) => delivery.id), this.o.owner, this.o.clock.now()).catch(this.o.onError);
+      return;
+    }
+    this.busySincePoll = true;
+    this.startAll(claimed);
   }
 
   /** A tick of the poll timer: deliveries queued by another process, retries and leases that came due. */
@@ -203,7 +238,7 @@ export class DeliveryWorker {
     this.woken = false;
     const now = this.o.clock.now();
     // The batch's deliveries are still in `inFlight` until they are told they were recorded.
-    const free = this.stopped ? 0 : Math.max(0, this.o.concurrency - this.inFlight.size + batch.length);
+    const free = this.stopped ? 0 : Math.max(0, this.o.concurrency - this.inFlight.size - this.reserved + batch.length);
     // Told otherwise by the claim's pick; with no claim (every slot busy), or a failed one, records go at once.
     this.leftBehind = true;
     let claimed: ClaimedDelivery[] = [];

@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { inWriteTransaction, type EngineContext } from '../engine/context.js';
 import { refreshDownloadUrls } from '../engine/webhooks/payloads.js';
 import { WEBHOOKS_WAKE } from '../engine/webhooks/runtime.js';
+import type { DeliveryTaker } from '../engine/webhooks/delivery-hand-off.js';
 import { createDeliveryOutbox, OUTBOX_TRANSACTION } from '../store/webhooks/delivery-outbox.js';
 import { partnerWebhookHeaders } from '../partner/partner-jwt-sign.js';
 import { DeliveryWorker, type SendFn } from '../webhooks/delivery-worker.js';
@@ -82,14 +83,16 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
   const outbox = createDeliveryOutbox(ctx.stores.deliveries, (fn) =>
     inWriteTransaction(ctx, (tx) => fn(tx.stores.deliveries), OUTBOX_TRANSACTION),
   );
+  const owner = processOwner();
+  // Three send timeouts: a live worker always finishes first, and a killed process's deliveries are taken over soon.
+  const leaseMs = 3 * WEBHOOK_TIMEOUT_MS;
   const worker = new DeliveryWorker({
     outbox,
     clock: ctx.clock,
     send,
-    owner: processOwner(),
+    owner,
     beforeClaim: createDeadLeaseReaper(outbox, ctx.clock),
-    // Three send timeouts: a live worker always finishes first, and a killed process's deliveries are taken over soon.
-    leaseMs: 3 * WEBHOOK_TIMEOUT_MS,
+    leaseMs,
     concurrency: options.concurrency ?? WEBHOOK_CONCURRENCY,
     perSubscriptionCap: WEBHOOK_CAPS.perSubscription,
     perEndpointCap: WEBHOOK_CAPS.perEndpoint,
@@ -110,6 +113,17 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     recordLingerMs: WEBHOOK_RECORD_LINGER_MS,
   });
   let started = false;
+  // PostgreSQL: deliveries leased to this worker as they are written, while it runs (`DeliveryHandOff`).
+  const handOff = ctx.deliveryHandOff;
+  const taker: DeliveryTaker = {
+    owner,
+    leaseMs,
+    subscriptionCap: WEBHOOK_CAPS.perSubscription,
+    tenantCap: Math.min(WEBHOOK_CAPS.perEndpoint, WEBHOOK_CAPS.perTenant),
+    reserve: (wanted) => worker.reserveSlots(wanted),
+    give: (claimed, reserved) => worker.adopt(claimed, reserved),
+    release: (reserved) => worker.releaseSlots(reserved),
+  };
   return {
     name: WEBHOOKS_WAKE,
     worker,
@@ -121,9 +135,11 @@ export function createWebhookRunner(ctx: EngineContext, options: WebhookRunnerOp
     start() {
       started = true;
       worker.start(WEBHOOK_POLL_MS, options.idlePollMs);
+      if (handOff !== undefined) handOff.taker = taker;
     },
     async stop() {
       started = false;
+      if (handOff?.taker === taker) handOff.taker = undefined;
       await worker.stop();
       const previous = loaded;
       loaded = undefined;

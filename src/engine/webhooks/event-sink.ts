@@ -3,6 +3,7 @@ import type { EngineContext, EventSink } from '../context.js';
 import type { DomainEvent } from '../events.js';
 import { buildEventPayloads, partnerEventPayload, type WorkspaceEvent } from './payloads.js';
 import { WEBHOOKS_WAKE } from './runtime.js';
+import type { ClaimedDelivery, EnqueueLease } from '../../store/webhooks/delivery-store.js';
 
 /** A workspace event left for the end of its transaction, with the transaction's context. */
 interface LaterEvent {
@@ -47,8 +48,31 @@ async function writeLaterEvents(later: LaterEvent[]): Promise<void> {
   if (events.length === 0) return;
   // Last before the COMMIT (on PostgreSQL it goes without waiting for its answer). The wake goes out after the
   // commit (`inWriteTransaction`); should a subscription have gone meanwhile, it finds nothing to claim.
-  await tx.stores.deliveries.enqueueWorkspaceEvents(events);
-  tx.wake(WEBHOOKS_WAKE);
+  const lease = leaseFor(tx, events.length);
+  await tx.stores.deliveries.enqueueWorkspaceEvents(events, lease);
+  if (lease === undefined) tx.wake(WEBHOOKS_WAKE);
+}
+
+/**
+ * Where this process's webhook worker takes deliveries as they are written (`DeliveryHandOff`), the lease they
+ * are written with: it gets them after the COMMIT, and only those left pending wake the workers (every replica's).
+ */
+function leaseFor(tx: EngineContext, events: number): EnqueueLease | undefined {
+  const taker = tx.deliveryHandOff?.taker;
+  if (taker === undefined || tx.onSettled === undefined) return undefined;
+  // Most events have a subscription or two; slots set aside and not used are free again at the COMMIT.
+  const reserved = taker.reserve(Math.min(64, 2 * events));
+  if (reserved === 0) return undefined;
+  let leased: ClaimedDelivery[] = [];
+  tx.onSettled((committed) => (committed ? taker.give(leased, reserved) : taker.release(reserved)));
+  const now = tx.clock.now();
+  return {
+    owner: taker.owner, now, leaseUntil: now + taker.leaseMs, budget: reserved, subscriptionCap: taker.subscriptionCap, tenantCap: taker.tenantCap,
+    onLeased(claimed, leftPending) {
+      leased = claimed;
+      if (leftPending) tx.wake(WEBHOOKS_WAKE);
+    },
+  };
 }
 
 /**

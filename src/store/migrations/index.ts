@@ -18,6 +18,7 @@ import { CREDIT_LEDGER_DEBIT_INDEX } from './018-credit-ledger-debit-index.js';
 import { ACCOUNTS_BY_USER_INDEX } from './019-accounts-by-user-index.js';
 import { SIM_HAND_OVER_FUNCTION } from './020-sim-hand-over-function.js';
 import { DELIVERY_PICK_FUNCTIONS } from './021-delivery-pick-functions.js';
+import { ENQUEUE_LEASING_FUNCTION } from './022-enqueue-leasing-function.js';
 import { forPostgres, forSqlite, type Migration, type MigrationSource } from './migration.js';
 
 export type { Migration, MigrationSource };
@@ -48,6 +49,7 @@ export const MIGRATION_SOURCES: readonly MigrationSource[] = [
   ACCOUNTS_BY_USER_INDEX,
   SIM_HAND_OVER_FUNCTION,
   DELIVERY_PICK_FUNCTIONS,
+  ENQUEUE_LEASING_FUNCTION,
 ];
 
 /** What SQLite runs (src/store/database.ts), recorded in `user_version`. */

@@ -78,6 +78,7 @@ export function createDeliveryOutbox(
     nextDueAt: (): Promise<number | null> => deliveries.nextDueAt(),
     liveOwners: (now: number): Promise<string[]> => deliveries.liveOwners(now),
     expireOwner: (owner: string, now: number): Promise<void> => deliveries.expireOwner(owner, now),
+    endLeases: (ids: readonly number[], owner: string, now: number): Promise<void> => deliveries.endLeases(ids, owner, now),
   };
 }
 

@@ -39,6 +39,23 @@ export interface ClaimOptions {
   onPicked?: (leftBehind: boolean) => void;
 }
 
+/**
+ * PostgreSQL: deliveries leased to this process's webhook worker as they are written (`enqueueWorkspaceEvents`),
+ * where each subscription's caps and the worker's free slots allow; see migration 22.
+ */
+export interface EnqueueLease {
+  owner: string;
+  now: number;
+  leaseUntil: number;
+  /** The most rows to lease: the worker's slots set aside for them. */
+  budget: number;
+  subscriptionCap: number;
+  /** Applied to a tenant's leases over all its subscriptions (the smaller of the tenant's and the receiver's cap). */
+  tenantCap: number;
+  /** The rows leased, and whether any were written pending (a claim is to take them); before the COMMIT's answer. */
+  onLeased: (claimed: ClaimedDelivery[], leftPending: boolean) => void;
+}
+
 const rowToClaimed = (row: DeliveryRow): ClaimedDelivery => ({
   id: row.id,
   subscriptionId: row.subscription_id,
@@ -68,6 +85,11 @@ const INSERT_FOR_EVENTS = postgresOnly(`INSERT INTO webhook_deliveries
     WITH ORDINALITY AS e(msg_id, event_type, workspace_id, payload, now, n)
   JOIN webhook_subscriptions s ON s.workspace_id = e.workspace_id AND s.event_type = e.event_type AND s.enabled = 1
   ORDER BY e.n, s.id`);
+// INSERT_FOR_EVENTS with leases for this process's worker (migration 22's function, `EnqueueLease`).
+const INSERT_FOR_EVENTS_LEASING = postgresOnly<DeliveryRow & { left_pending: number }>(`SELECT id, subscription_id, webhook_msg_id,
+  event_type, payload, attempts, created_at, url, secret, workspace_id, NULL AS listen_session_id, NULL AS partner_id, left_pending
+  FROM svc_enqueue_leasing(@msgIds::text[], @eventTypes::text[], @workspaceIds::bigint[], @payloads::text[], @nows::bigint[],
+    @owner, @now, @leaseUntil, @budget, @subscriptionCap, @tenantCap)`);
 const INSERT = query<{ id: number }>(`INSERT INTO webhook_deliveries
   (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
   VALUES (@subscriptionId, @msgId, @eventType, @payload, 'pending', 0, @now, @now) RETURNING id`);
@@ -86,6 +108,12 @@ const LIVE_OWNERS = query<{ owner: string }>(`SELECT DISTINCT lease_owner AS own
   WHERE status = 'delivering' AND lease_until > @now`);
 const EXPIRE_OWNER = query(`UPDATE webhook_deliveries SET lease_until = @now
   WHERE status = 'delivering' AND lease_owner = @owner AND lease_until > @now`);
+const END_LEASES = query({
+  sqlite: `UPDATE webhook_deliveries SET lease_until = @now
+    WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'delivering' AND lease_owner = @owner AND lease_until > @now`,
+  postgres: `UPDATE webhook_deliveries SET lease_until = @now
+    WHERE id = ANY(@ids::bigint[]) AND status = 'delivering' AND lease_owner = @owner AND lease_until > @now`,
+});
 const REDELIVER = query<{ id: number }>(`INSERT INTO webhook_deliveries
   (subscription_id, webhook_msg_id, event_type, payload, status, attempts, next_attempt_at, created_at)
   SELECT subscription_id, webhook_msg_id, event_type, payload, 'pending', 0, @now, @now
@@ -155,9 +183,14 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
      * each is a round trip (a group commit's events, written last before its COMMIT, which follows it without
      * waiting for its answer: `sendBeforeCommit`). Resolves once it is written or, there, sent.
      */
-    async enqueueWorkspaceEvents(events: ReadonlyArray<{ workspaceId: number; eventType: string; payload: unknown; now: number }>): Promise<void> {
+    async enqueueWorkspaceEvents(
+      events: ReadonlyArray<{ workspaceId: number; eventType: string; payload: unknown; now: number }>,
+      lease?: EnqueueLease,
+    ): Promise<void> {
       if (sql.dialect !== 'postgres') {
         for (const event of events) await enqueueEvent(event);
+        // Leased as they are written on PostgreSQL only: here every row waits for a claim.
+        lease?.onLeased([], true);
         return;
       }
       if (events.length === 0) return;
@@ -165,7 +198,12 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
         msgIds: events.map(() => newMessageId()), eventTypes: events.map((e) => e.eventType), workspaceIds: events.map((e) => e.workspaceId),
         payloads: events.map((e) => body(e.payload)), nows: events.map((e) => e.now),
       };
-      await writeUnanswered(sql, INSERT_FOR_EVENTS, params);
+      if (lease === undefined || lease.budget <= 0) return writeUnanswered(sql, INSERT_FOR_EVENTS, params);
+      const { owner, now, leaseUntil, budget, subscriptionCap, tenantCap } = lease;
+      await writeUnanswered(sql, INSERT_FOR_EVENTS_LEASING, { ...params, owner, now, leaseUntil, budget, subscriptionCap, tenantCap }, (rows) =>
+        // No row: nothing was leased, and whatever was written waits for a claim.
+        lease.onLeased(rows.map(rowToClaimed), rows.length === 0 || Number(rows[0]!.left_pending) > 0),
+      );
     },
 
     enqueue,
@@ -220,6 +258,10 @@ export function createDeliveryStore(sql: SqlExecutor, newMessageId: () => string
     liveOwners: async (now: number): Promise<string[]> => (await sql.all(LIVE_OWNERS, { now })).map((row) => row.owner),
 
     expireOwner: async (owner: string, now: number): Promise<void> => void (await sql.run(EXPIRE_OWNER, { owner, now })),
+
+    /** Lets `owner`'s leases of these deliveries run out now: the next claim takes them (as due). */
+    endLeases: async (ids: readonly number[], owner: string, now: number): Promise<void> =>
+      void (await sql.run(END_LEASES, { ids: idList(sql, ids), owner, now })),
 
     /** Queues a delivery again as a new row with the same `webhook-id` and body; returns the new id. */
     redeliver: async (deliveryId: number, now: number): Promise<number | null> => (await sql.get(REDELIVER, { id: deliveryId, now }))?.id ?? null,
