@@ -20,6 +20,9 @@
  * - The incoming messages' prelude (on its generic plan) reads each account by its phone and each chat by its key.
  * - The sim hand-over (migration 20's function, on its generic plan) reads each earlier delivery, account and
  *   unreachable number by key.
+ * - Deliveries leased as they are written (migration 22's function, on its generic plans) look at each
+ *   subscription's due rows and live leases by index, with 3,000 pending in the statistics, and each event's
+ *   subscriptions by their workspace's index range among 2,000.
  * - The send completion (on its generic plan) reaches each message, its chat, account, file and reply by key.
  *   With its messages joined to an unnest of the sent ids and to their chats, accounts and files, the generic
  *   plan hashed a scan of the whole files table.
@@ -32,6 +35,7 @@ import { createMigratedTestDatabase } from '../support/store-engine.js';
 import { EVENT_VIEWS_QUERY } from '../../src/store/migrations/017-event-views-function.js';
 import { SIM_HAND_OVER_QUERY } from '../../src/store/migrations/020-sim-hand-over-function.js';
 import { DELIVERY_CANDIDATES_QUERY, LIVE_LEASES_QUERY } from '../../src/store/migrations/021-delivery-pick-functions.js';
+import { ENQUEUE_LEASING_QUERY, ENQUEUE_TAKERS_QUERY } from '../../src/store/migrations/022-enqueue-leasing-function.js';
 
 /** Every statement the modules below make (module constants, made as they load), captured through `query`. */
 const made = vi.hoisted((): Statement[] => []);
@@ -147,6 +151,36 @@ describe('webhook claim candidates on PostgreSQL', () => {
     const plan = await genericPlanOfText(LIVE_LEASES_QUERY.replaceAll('p_now', '$1::bigint'), [1]);
     expect(plan).toMatch(/Index (Only )?Scan using webhook_deliveries_delivering_sub on webhook_deliveries d/);
     expect(plan).not.toContain('Seq Scan on webhook_deliveries');
+  });
+});
+
+describe('deliveries leased as they are written, on PostgreSQL', () => {
+  it("migration 22's statements read each subscription's due rows and live leases by index on their generic plans", async () => {
+    const { rows } = await client.query<{ config: string[] | null }>("SELECT proconfig AS config FROM pg_proc WHERE proname = 'svc_enqueue_leasing'");
+    // And 2,000 subscriptions of 400 other tenants: each event's are found by their workspace's index range.
+    await client.query(`INSERT INTO workspaces (name, quota_total, quota_period_start, created_at) SELECT 'T' || n, 100, 0, 0 FROM generate_series(1, 400) AS n`);
+    await client.query(`INSERT INTO webhook_subscriptions (workspace_id, event_type, url, enabled, secret, created_at, updated_at)
+      SELECT 2 + n % 400, 'e' || n, 'https://a.example.com/h', 1, 'whsec_x', 0, 0 FROM generate_series(1, 2000) AS n`);
+    await client.query('ANALYZE workspaces, webhook_subscriptions');
+    expect(rows).toEqual([{ config: ['plan_cache_mode=force_generic_plan'] }]);
+    const parameters = (text: string, names: readonly string[]) =>
+      names.reduce((sql, [name, type], i) => sql.replaceAll(name!, `$${i + 1}::${type}`), text);
+    const takers = parameters(ENQUEUE_TAKERS_QUERY, [['p_workspace_ids', 'bigint[]'], ['p_event_types', 'text[]'], ['p_now', 'bigint']] as never);
+    const takersPlan = await genericPlanOfText(takers, ['ARRAY[1]', "ARRAY['message:new']", 1]);
+    expect(takersPlan).toMatch(/Index Only Scan using webhook_deliveries_pending_sub on webhook_deliveries d/);
+    expect(takersPlan).toMatch(/Index Only Scan using webhook_deliveries_delivering_sub on webhook_deliveries d/);
+    expect(takersPlan).not.toContain('Seq Scan on webhook_deliveries');
+    const leasing = parameters(ENQUEUE_LEASING_QUERY, [
+      ['p_msg_ids', 'text[]'], ['p_event_types', 'text[]'], ['p_workspace_ids', 'bigint[]'], ['p_payloads', 'text[]'], ['p_nows', 'bigint[]'],
+      ['p_owner', 'text'], ['p_now', 'bigint'], ['p_lease_until', 'bigint'], ['p_budget', 'bigint'], ['p_subscription_cap', 'bigint'],
+      ['p_tenant_cap', 'bigint'], ['v_takers', 'bigint[]'],
+    ] as never);
+    const leasingPlan = await genericPlanOfText(leasing, [
+      "ARRAY['msg_a']", "ARRAY['message:new']", 'ARRAY[1]', "ARRAY['{}']", 'ARRAY[1]', "'w'", 1, 2, 8, 32, 32, 'ARRAY[1]',
+    ]);
+    expect(leasingPlan).toMatch(/Index Only Scan using webhook_deliveries_delivering_sub on webhook_deliveries d/);
+    expect(leasingPlan).not.toContain('Seq Scan on webhook_deliveries');
+    for (const plan of [takersPlan, leasingPlan]) expect(plan).not.toContain('Seq Scan on webhook_subscriptions');
   });
 });
 
