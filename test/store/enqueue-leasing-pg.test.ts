@@ -3,13 +3,15 @@
  * `enqueueWorkspaceEvents` with an `EnqueueLease`). A subscription's new rows are leased to the worker only when
  * nothing of it is due before them, only as many as keep it under its cap, its tenant under the tenant cap and
  * the lease count under the worker's budget, and never while another transaction (a claim) holds its row; the
- * rest are written pending, for a claim. Each subscription's leased rows are its oldest new ones.
+ * rest are written pending, for a claim. Each subscription's leased rows are its oldest new ones. Replicas
+ * leasing as they write and claiming one subscription at once never lease a row twice nor pass its cap.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { migratePostgres } from '../../src/store/postgres/pg-migrate.js';
 import { query } from '../../src/store/sql.js';
 import { createDeliveryStore, type ClaimedDelivery, type EnqueueLease } from '../../src/store/webhooks/delivery-store.js';
+import { openDeliveryOutbox } from '../../src/store/webhooks/delivery-outbox.js';
 import { generateMessageId } from '../../src/webhooks/signature.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
@@ -148,6 +150,53 @@ describe('deliveries leased as they are written, on PostgreSQL', () => {
       release();
       await claim;
     }
+  });
+
+  it('replicas writing and claiming one subscription at once never lease a row twice, nor more than its cap', async () => {
+    const ws = await workspace();
+    const sub = await subscription(ws, 'raced');
+    const cap = 4;
+    const replicas = [0, 1, 2].map(() => new PgDatabase({ url: database.url, poolSize: 2 }));
+    const LIVE = query<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE subscription_id = @sub AND status = 'delivering'`);
+    const FINISH = query(`UPDATE webhook_deliveries SET status = 'succeeded', lease_owner = NULL, lease_until = NULL
+      WHERE id = ANY(@ids::bigint[]) AND status = 'delivering' AND lease_owner = @owner`);
+    const leasedBy = new Map<number, string>();
+    let most = 0;
+    const take = (owner: string, claimed: ClaimedDelivery[]) => {
+      for (const d of claimed) {
+        expect(leasedBy.has(d.id)).toBe(false);
+        leasedBy.set(d.id, owner);
+      }
+    };
+    try {
+      await Promise.all(replicas.map(async (replica, r) => {
+        const owner = `r${r}`;
+        const outbox = openDeliveryOutbox(replica, generateMessageId);
+        for (let round = 0; round < 30; round += 1) {
+          let leased: ClaimedDelivery[] = [];
+          await replica.write(async (tx) => {
+            await createDeliveryStore(tx, generateMessageId).enqueueWorkspaceEvents(
+              [0, 1, 2].map((n) => ({ workspaceId: ws, eventType: 'raced', payload: { r, round, n }, now: NOW })),
+              { owner, now: NOW, leaseUntil: NOW + 60_000, budget: 8, subscriptionCap: cap, tenantCap: 100, onLeased: (claimed) => void (leased = claimed) },
+            );
+          }, { isolation: 'read committed' });
+          take(owner, leased);
+          const claimed = await outbox.claimDue({ now: NOW, limit: 8, owner, leaseMs: 60_000, perSubscriptionCap: cap });
+          take(owner, claimed);
+          most = Math.max(most, (await replica.sql.get(LIVE, { sub }))!.n);
+          // Finishes what it holds, so the subscription has room again.
+          const held = [...leased, ...claimed].map((d) => d.id);
+          if (held.length > 0) await replica.sql.run(FINISH, { ids: held, owner });
+        }
+      }));
+    } finally {
+      await Promise.all(replicas.map((replica) => replica.close()));
+    }
+    expect(most).toBeLessThanOrEqual(cap);
+    expect(most).toBeGreaterThan(0);
+    // Every row was leased once, some as they were written and some by claims, by more than one replica.
+    expect(leasedBy.size).toBeGreaterThan(0);
+    expect(new Set(leasedBy.values()).size).toBeGreaterThan(1);
   });
 
   it('rolls back with its transaction: nothing stays leased', async () => {
