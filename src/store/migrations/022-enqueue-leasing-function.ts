@@ -3,10 +3,10 @@ import type { MigrationSource } from './migration.js';
 /**
  * The subscriptions of a batch's events that may take leases now: enabled, POSTed (no listen session), nothing of
  * theirs due (no pending row due, no lease run out), each locked as a claim locks its candidates, skipping those a
- * claim holds. Each look is a probe of the subscription's index range (as NOT EXISTS, the plan hashed every pending
-row due, a backlog's whole length at every enqueue), and each event's subscriptions are looked up by its
-workspace's index range (OFFSET 0 keeps the lookup per event: joined, the generic plan scanned every
-subscription). Exported for the plan test.
+ * claim holds. Each look is a probe of the subscription's index range (as NOT EXISTS, the plan hashed every
+ * pending row due, a backlog's whole length at every enqueue), and each event's subscriptions are looked up by its
+ * workspace's index range (OFFSET 0 keeps the lookup per event: joined, the generic plan scanned every
+ * subscription). Exported for the plan test; written out here, since a released migration never changes.
  */
 export const ENQUEUE_TAKERS_QUERY = `SELECT s.id FROM webhook_subscriptions s
 WHERE s.id IN (
