@@ -29,6 +29,10 @@ const scrape = async (server) => (await request(`${server.url}/metrics`)).body.t
 /** Workspace deliveries pending, from /metrics text. */
 const pendingDeliveries = (metrics) => Number(/svc_queue_depth\{queue="webhook_workspace",state="pending"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
 
+/** Webhook attempts that did not succeed (retried or failed), from /metrics text: a retry waits its delay queued. */
+const unsuccessfulAttempts = (metrics) =>
+  [...metrics.matchAll(/^svc_webhook_attempts_total\{outcome="([^"]+)"\} (\d+)$/gm)].reduce((n, m) => (m[1] === 'succeeded' ? n : n + Number(m[2])), 0);
+
 /** A histogram of /metrics text: its cumulative count at each bucket bound (seconds), summed over its labels. */
 function histogramCounts(metrics, name) {
   const byBound = new Map();
@@ -117,6 +121,7 @@ export async function mixedLoad(svc, target, server, receiver, { seconds, rate, 
     errors: loader.errors,
     deliveries_queued_when_load_stopped: queuedAtStop,
     deliveries: delivered,
+    attempts_not_succeeded: unsuccessfulAttempts(after) - unsuccessfulAttempts(before),
     // How busy the machine's cores were while the load ran (the server, its database, the loader, the receiver),
     // and how many tasks waited for one on average.
     machine_busy_percent: machine.busyPercent,
@@ -173,7 +178,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         results.push({ round: r, build: dir, store, ...result });
         const s = result.send_to_webhook_ms;
         const n = result.incoming_to_webhook_ms;
-        console.error(`| ${dir} | ${store} | ${result.achieved_per_second} req/s | send→hook p50 ${s.p50} p99 ${s.p99} (${s.count}/${s.of}) | incoming→hook p50 ${n.p50} p99 ${n.p99} (${n.count}/${n.of}) | queued at stop ${result.deliveries_queued_when_load_stopped} | ${result.deliveries} deliveries | machine ${result.machine_busy_percent} % busy, ${result.machine_tasks_waiting} tasks waiting for a core | server CPU ${result.server_cpu_us_per_request} µs/request | in server: queued→recorded p50 ${result.in_server.queued_to_recorded_ms.p50} p99 ${result.in_server.queued_to_recorded_ms.p99}, HTTP p50 ${result.in_server.http_request_ms.p50} p99 ${result.in_server.http_request_ms.p99}, accepted→sent p50 ${result.in_server.accepted_to_sent_ms.p50} p99 ${result.in_server.accepted_to_sent_ms.p99} |`);
+        console.error(`| ${dir} | ${store} | ${result.achieved_per_second} req/s | send→hook p50 ${s.p50} p99 ${s.p99} (${s.count}/${s.of}) | incoming→hook p50 ${n.p50} p99 ${n.p99} (${n.count}/${n.of}) | queued at stop ${result.deliveries_queued_when_load_stopped} | ${result.deliveries} deliveries, ${result.attempts_not_succeeded} attempts not succeeded | machine ${result.machine_busy_percent} % busy, ${result.machine_tasks_waiting} tasks waiting for a core | server CPU ${result.server_cpu_us_per_request} µs/request | in server: queued→recorded p50 ${result.in_server.queued_to_recorded_ms.p50} p99 ${result.in_server.queued_to_recorded_ms.p99}, HTTP p50 ${result.in_server.http_request_ms.p50} p99 ${result.in_server.http_request_ms.p99}, accepted→sent p50 ${result.in_server.accepted_to_sent_ms.p50} p99 ${result.in_server.accepted_to_sent_ms.p99} |`);
       }
     }
   }
