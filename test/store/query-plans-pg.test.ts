@@ -157,15 +157,16 @@ describe('webhook claim candidates on PostgreSQL', () => {
 describe('deliveries leased as they are written, on PostgreSQL', () => {
   it("migration 22's statements read each subscription's due rows and live leases by index on their generic plans", async () => {
     const { rows } = await client.query<{ config: string[] | null }>("SELECT proconfig AS config FROM pg_proc WHERE proname = 'svc_enqueue_leasing'");
+    expect(rows).toEqual([{ config: ['plan_cache_mode=force_generic_plan'] }]);
     // And 2,000 subscriptions of 400 other tenants: each event's are found by their workspace's index range.
     await client.query(`INSERT INTO workspaces (name, quota_total, quota_period_start, created_at) SELECT 'T' || n, 100, 0, 0 FROM generate_series(1, 400) AS n`);
     await client.query(`INSERT INTO webhook_subscriptions (workspace_id, event_type, url, enabled, secret, created_at, updated_at)
       SELECT 2 + n % 400, 'e' || n, 'https://a.example.com/h', 1, 'whsec_x', 0, 0 FROM generate_series(1, 2000) AS n`);
     await client.query('ANALYZE workspaces, webhook_subscriptions');
-    expect(rows).toEqual([{ config: ['plan_cache_mode=force_generic_plan'] }]);
-    const parameters = (text: string, names: readonly string[]) =>
-      names.reduce((sql, [name, type], i) => sql.replaceAll(name!, `$${i + 1}::${type}`), text);
-    const takers = parameters(ENQUEUE_TAKERS_QUERY, [['p_workspace_ids', 'bigint[]'], ['p_event_types', 'text[]'], ['p_now', 'bigint']] as never);
+    // The function's variables as `$n` parameters of their types, in the order given.
+    const parameters = (text: string, names: ReadonlyArray<readonly [string, string]>) =>
+      names.reduce((sql, [name, type], i) => sql.replace(new RegExp(`\\b${name}\\b`, 'g'), `$${i + 1}::${type}`), text);
+    const takers = parameters(ENQUEUE_TAKERS_QUERY, [['p_workspace_ids', 'bigint[]'], ['p_event_types', 'text[]'], ['p_now', 'bigint']]);
     const takersPlan = await genericPlanOfText(takers, ['ARRAY[1]', "ARRAY['message:new']", 1]);
     expect(takersPlan).toMatch(/Index Only Scan using webhook_deliveries_pending_sub on webhook_deliveries d/);
     expect(takersPlan).toMatch(/Index Only Scan using webhook_deliveries_delivering_sub on webhook_deliveries d/);
@@ -174,7 +175,7 @@ describe('deliveries leased as they are written, on PostgreSQL', () => {
       ['p_msg_ids', 'text[]'], ['p_event_types', 'text[]'], ['p_workspace_ids', 'bigint[]'], ['p_payloads', 'text[]'], ['p_nows', 'bigint[]'],
       ['p_owner', 'text'], ['p_now', 'bigint'], ['p_lease_until', 'bigint'], ['p_budget', 'bigint'], ['p_subscription_cap', 'bigint'],
       ['p_tenant_cap', 'bigint'], ['v_takers', 'bigint[]'],
-    ] as never);
+    ]);
     const leasingPlan = await genericPlanOfText(leasing, [
       "ARRAY['msg_a']", "ARRAY['message:new']", 'ARRAY[1]', "ARRAY['{}']", 'ARRAY[1]', "'w'", 1, 2, 8, 32, 32, 'ARRAY[1]',
     ]);
