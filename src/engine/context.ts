@@ -129,6 +129,7 @@ export async function inWriteTransaction<T>(ctx: EngineContext, fn: (tx: EngineC
   // worker woken earlier would look for rows it cannot see yet. A run that is retried forgets its own.
   let wakes = new Set<string>();
   let settled: Array<(committed: boolean) => void> = [];
+  const onSettled = (fn: (committed: boolean) => void) => void settled.push(fn);
   const settle = (committed: boolean) => {
     const ending = settled;
     settled = [];
@@ -142,7 +143,6 @@ export async function inWriteTransaction<T>(ctx: EngineContext, fn: (tx: EngineC
       wakes = new Set();
       settle(false);
       if (!grouped) await assertAdmitted(sql, admission);
-      const onSettled = (fn: (committed: boolean) => void) => void settled.push(fn);
       return fn({ ...ctx, sql, stores: storesOf(sql), inTransaction: true, wake: (name) => void wakes.add(name), onSettled });
     }, admission !== undefined && grouped ? { ...options, admission } : options);
   } catch (error) {
